@@ -1,0 +1,113 @@
+"""A kinematic stepping gait for the assisted base: foot placements and leg inverse kinematics.
+
+The stance foot moves backwards under the pelvis at the commanded base
+velocity (so it stays put on the floor while the base tracks that velocity)
+and the swing foot travels to the mirrored placement with a lift. When the
+command stops, the feet finish their steps back to the home stance. Legs do
+not carry the robot in the assisted controller; the gait keeps what the
+cameras see consistent with the base motion.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# Leg geometry of the G1 in its zero pose, pelvis frame (metres).
+HIP_Z = -0.1332  # hip-roll origin below the pelvis
+HIP_Y = 0.1165  # hip-roll origin, lateral
+FOOT_Y = 0.1185  # ankle, lateral
+THIGH = 0.3061  # hip roll -> knee
+SHANK = 0.3000  # knee -> ankle pitch
+ANKLE_TO_SOLE = 0.0527  # ankle pitch axis -> sole
+
+PERIOD = 0.7  # seconds for a full left+right stride
+SWING_HEIGHT = 0.05
+SETTLED = 1e-4  # offsets below this count as home
+
+
+def leg_ik(side: str, foot: np.ndarray, foot_yaw: float) -> tuple[float, ...]:
+    """Joint angles (hip pitch, roll, yaw, knee, ankle pitch, roll) placing the sole at `foot`.
+
+    `foot` is the sole position in the level pelvis frame. The hip is treated
+    as spherical at the hip-roll origin; the error of that approximation is a
+    few millimetres over the gait's range.
+    """
+    s = 1.0 if side == "left" else -1.0
+    dx = foot[0]
+    dy = foot[1] - s * HIP_Y
+    dz = foot[2] + ANKLE_TO_SOLE - HIP_Z  # negative: ankle below hip
+    roll = math.atan2(dy - s * (FOOT_Y - HIP_Y), -dz)
+    length = math.hypot(dy - s * (FOOT_Y - HIP_Y), dz)
+    reach = min(math.hypot(dx, length), THIGH + SHANK - 1e-6)
+    cos_knee = (THIGH**2 + SHANK**2 - reach**2) / (2 * THIGH * SHANK)
+    knee = math.pi - math.acos(max(-1.0, min(1.0, cos_knee)))
+    cos_hip = (THIGH**2 + reach**2 - SHANK**2) / (2 * THIGH * reach)
+    pitch = -(math.atan2(dx, length) + math.acos(max(-1.0, min(1.0, cos_hip))))
+    return (pitch, roll, foot_yaw, knee, -(pitch + knee), -roll)
+
+
+@dataclass
+class _Foot:
+    offset: np.ndarray = field(default_factory=lambda: np.zeros(3))  # x, y, yaw relative to home
+    start: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    goal: np.ndarray = field(default_factory=lambda: np.zeros(3))
+
+
+class SteppingGait:
+    """Alternating steps whose length follows the commanded base velocity."""
+
+    def __init__(self) -> None:
+        self.feet = {"left": _Foot(), "right": _Foot()}
+        self.swing: str | None = None
+        self.t = 0.0
+
+    def reset(self) -> None:
+        self.__init__()
+
+    @property
+    def half(self) -> float:
+        return PERIOD / 2
+
+    def _start_step(self, side: str, rate: np.ndarray) -> None:
+        foot = self.feet[side]
+        foot.start = foot.offset.copy()
+        foot.goal = rate * self.half / 2  # mirror of where the stance foot will end
+        self.swing, self.t = side, 0.0
+
+    def update(self, dt: float, rate: np.ndarray, walking: bool) -> None:
+        """Advance by dt; `rate` is the base (vx, vy, yaw rate) in the pelvis frame."""
+        rate = rate if walking else np.zeros(3)
+        if self.swing is None:
+            if not walking:
+                return
+            self._start_step("left", rate)
+        self.t += dt
+        stance = "right" if self.swing == "left" else "left"
+        self.feet[stance].offset -= rate * dt
+        foot = self.feet[self.swing]
+        s = min(self.t / self.half, 1.0)
+        blend = 0.5 - 0.5 * math.cos(math.pi * s)
+        foot.offset = foot.start + (foot.goal - foot.start) * blend
+        if s >= 1.0:
+            home = all(np.abs(f.offset).max() < SETTLED for f in self.feet.values())
+            if not walking and home:
+                self.swing = None
+            else:
+                self._start_step(stance, rate)
+
+    def joint_targets(self, height: float) -> dict[str, tuple[float, ...]]:
+        out = {}
+        for side, foot in self.feet.items():
+            s = 1.0 if side == "left" else -1.0
+            lift = 0.0
+            if side == self.swing:
+                lift = SWING_HEIGHT * math.sin(math.pi * min(self.t / self.half, 1.0))
+            x, y, yaw = foot.offset
+            home = np.array([0.0, s * FOOT_Y])
+            c, sn = math.cos(yaw), math.sin(yaw)
+            pos = np.array([c * home[0] - sn * home[1] + x, sn * home[0] + c * home[1] + y, -height + lift])
+            out[side] = leg_ik(side, pos, yaw)
+        return out

@@ -1,0 +1,111 @@
+"""Scene composition: physics options, the room, and the robot attached to it.
+
+Tasks add their own bodies to the spec this module returns, then compile it
+once per episode layout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+
+from ..control.base import Controller
+from ..robot import assets, collision
+
+TIMESTEP = 0.005  # s
+SUBSTEPS = 4  # physics steps per policy command
+CONTROL_DT = TIMESTEP * SUBSTEPS  # 50 Hz
+
+ROOM_SIZE = (5.0, 5.0, 3.0)
+ROOM_CENTRE = (0.4, 0.0)
+
+
+@dataclass(frozen=True)
+class Lighting:
+    """Directional key light and two fills; shadows stay off (they cost more than they show)."""
+
+    key_dir: tuple[float, float, float] = (-0.3, 0.4, -1.0)
+    key: float = 0.55
+    fill: float = 0.6
+    ambient: float = 0.34
+    tint: tuple[float, float, float] = (1.0, 1.0, 1.0)
+
+
+def new_spec(lighting: Lighting = Lighting()) -> mujoco.MjSpec:
+    spec = mujoco.MjSpec()
+    spec.modelname = "humanoidtoolbench"
+    opt = spec.option
+    opt.timestep = TIMESTEP
+    opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    opt.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
+    opt.impratio = 10
+    opt.noslip_iterations = 2
+    vis = spec.visual
+    vis.global_.offwidth = 640
+    vis.global_.offheight = 360
+    vis.quality.shadowsize = 0
+    vis.quality.offsamples = 0
+    vis.headlight.active = 0
+    vis.headlight.ambient = [lighting.ambient * t for t in lighting.tint]
+    vis.headlight.diffuse = [0, 0, 0]
+    vis.headlight.specular = [0, 0, 0]
+    vis.map.znear = 0.01
+
+    _add_room(spec)
+    _add_lights(spec, lighting)
+    return spec
+
+
+def _add_room(spec: mujoco.MjSpec) -> None:
+    spec.add_texture(
+        name="floor_tex",
+        type=mujoco.mjtTexture.mjTEXTURE_2D,
+        builtin=mujoco.mjtBuiltin.mjBUILTIN_CHECKER,
+        rgb1=[0.42, 0.40, 0.37],
+        rgb2=[0.36, 0.34, 0.31],
+        width=256,
+        height=256,
+    )
+    floor_mat = spec.add_material(name="floor_mat", texrepeat=[6, 6], reflectance=0.0)
+    floor_mat.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = "floor_tex"
+    spec.add_material(name="wall_mat", rgba=[0.80, 0.79, 0.75, 1])
+    sx, sy, sz = ROOM_SIZE
+    cx, cy = ROOM_CENTRE
+    floor = spec.worldbody.add_geom(
+        name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[sx / 2, sy / 2, 0.05], pos=[cx, cy, 0], material="floor_mat"
+    )
+    collision.assign(floor, collision.WORLD)
+    walls = (
+        ((cx + sx / 2, cy, sz / 2), (0, -1, 0, 0, 0, 1), sy),
+        ((cx - sx / 2, cy, sz / 2), (0, 1, 0, 0, 0, 1), sy),
+        ((cx, cy + sy / 2, sz / 2), (1, 0, 0, 0, 0, 1), sx),
+        ((cx, cy - sy / 2, sz / 2), (-1, 0, 0, 0, 0, 1), sx),
+    )
+    for i, (pos, xyaxes, width) in enumerate(walls):
+        wall = spec.worldbody.add_geom(
+            name=f"wall_{i}", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[width / 2, sz / 2, 0.05], pos=list(pos), material="wall_mat"
+        )
+        wall.alt.type = mujoco.mjtOrientation.mjORIENTATION_XYAXES
+        wall.alt.xyaxes = list(xyaxes)
+        collision.assign(wall, collision.WORLD)
+
+
+def _add_lights(spec: mujoco.MjSpec, lighting: Lighting) -> None:
+    tint = list(lighting.tint)
+    key = spec.worldbody.add_light(name="key", pos=[0, 0, 2.8], dir=list(lighting.key_dir), castshadow=False)
+    key.type = mujoco.mjtLightType.mjLIGHT_DIRECTIONAL
+    key.diffuse = [lighting.key * t for t in tint]
+    key.specular = [0.1, 0.1, 0.1]
+    for i, d in enumerate(((0.6, -0.5, -0.6), (-0.6, -0.3, -0.5))):
+        fill = spec.worldbody.add_light(name=f"fill_{i}", pos=[0, 0, 2.5], dir=list(d), castshadow=False)
+        fill.type = mujoco.mjtLightType.mjLIGHT_DIRECTIONAL
+        fill.diffuse = [lighting.fill * 0.5 * t for t in tint]
+        fill.specular = [0, 0, 0]
+
+
+def add_robot(spec: mujoco.MjSpec, controller: Controller, detail: str = "fast") -> None:
+    """Attach the installed robot, edited by the controller, at the world origin."""
+    robot = mujoco.MjSpec.from_file(str(assets.installed().model_path(detail)))
+    controller.edit_robot_spec(robot)
+    spec.worldbody.add_frame().attach_body(robot.body("pelvis"), "", "")

@@ -1,0 +1,63 @@
+"""A compiled scene with its controller: reset and the 50 Hz command step."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import mujoco
+import numpy as np
+
+from ..control.base import BasePose, Controller
+from ..control.contract import DEFAULT_BASE_HEIGHT, JOINT_SLOTS, Command
+from ..control.state import StateReader
+from ..robot.joints import HOME_POSE
+from .scene import CONTROL_DT, SUBSTEPS, add_robot, new_spec
+
+
+class Simulation:
+    def __init__(self, spec: mujoco.MjSpec, controller: Controller) -> None:
+        self.model = spec.compile()
+        self.data = mujoco.MjData(self.model)
+        self.controller = controller
+        controller.bind(self.model)
+        self.state = StateReader(self.model)
+
+    def reset(self, spawn: BasePose, upper_pose: np.ndarray) -> None:
+        mujoco.mj_resetData(self.model, self.data)
+        self.controller.reset(self.data, spawn, upper_pose)
+        mujoco.mj_forward(self.model, self.data)
+
+    def step(self, cmd: Command) -> None:
+        """Execute one command: the controller sets its inputs, then 4 physics steps."""
+        self.controller.apply(self.data, cmd, CONTROL_DT)
+        mujoco.mj_step(self.model, self.data, SUBSTEPS)
+
+    def base_pose(self) -> BasePose:
+        return self.controller.base_pose(self.data)
+
+    @property
+    def time(self) -> float:
+        return float(self.data.time)
+
+
+def robot_in_room(
+    controller: Controller | None = None,
+    spawn: BasePose = BasePose(0.0, 0.0, DEFAULT_BASE_HEIGHT, 0.0),
+    add_to_scene: Callable[[mujoco.MjSpec], None] | None = None,
+) -> Simulation:
+    """The robot alone in the empty room, reset to its home pose (demos, tests, benchmarks)."""
+    from ..control.assisted import AssistedController
+
+    controller = controller or AssistedController()
+    spec = new_spec()
+    if add_to_scene is not None:
+        add_to_scene(spec)
+    add_robot(spec, controller)
+    sim = Simulation(spec, controller)
+    sim.reset(spawn, home_upper_pose())
+    return sim
+
+
+def home_upper_pose() -> np.ndarray:
+    """The 31 commanded joints at the home pose, in slot order."""
+    return np.array([HOME_POSE[n] for n in JOINT_SLOTS])

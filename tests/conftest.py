@@ -1,0 +1,44 @@
+"""Shared fixtures: an installed robot asset and small scene builders."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import humanoidtoolbench  # noqa: F401  (selects the headless GL backend before MuJoCo loads)
+from humanoidtoolbench.control import contract
+from humanoidtoolbench.control.base import BasePose
+from humanoidtoolbench.robot import assets
+from humanoidtoolbench.sim.simulation import Simulation, home_upper_pose, robot_in_room
+
+SPAWN = BasePose(0.0, 0.0, contract.DEFAULT_BASE_HEIGHT, 0.3)
+HOME = home_upper_pose()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def robot_asset():
+    """Install the robot once (from HTB_ASSET_MIRROR or the pinned URLs) if it is not there."""
+    if assets.check():
+        assets.install()
+    return assets.installed()
+
+
+def make_sim(add_to_scene=None) -> Simulation:
+    """The robot alone in the room at SPAWN; `add_to_scene(spec)` may add bodies first."""
+    return robot_in_room(spawn=SPAWN, add_to_scene=add_to_scene)
+
+
+def hold(**nav) -> np.ndarray:
+    """A command holding the home pose, with navigation slots set by name."""
+    a = np.zeros(contract.ACTION_DIM)
+    a[:31] = HOME
+    a[31] = contract.DEFAULT_BASE_HEIGHT
+    for name, value in nav.items():
+        a[contract.ACTION_SLOTS.index(name)] = value
+    return a
+
+
+def run(sim: Simulation, action: np.ndarray, steps: int) -> None:
+    cmd = contract.decode(action)
+    for _ in range(steps):
+        sim.step(cmd)
