@@ -5,3 +5,8 @@ from . import _gl
 _gl.configure()
 
 __version__ = "0.1.0"
+
+
+from .tasks.registry import register_gymnasium_envs  # noqa: E402
+
+register_gymnasium_envs()

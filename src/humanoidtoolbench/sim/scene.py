@@ -22,19 +22,23 @@ ROOM_CENTRE = (0.4, 0.0)
 
 
 @dataclass(frozen=True)
-class Lighting:
-    """Directional key light and two fills; shadows stay off (they cost more than they show)."""
+class RoomStyle:
+    """Lights and room colours. A directional key light and two fills; shadows stay
+    off (they cost more render time than they show)."""
 
     key_dir: tuple[float, float, float] = (-0.3, 0.4, -1.0)
     key: float = 0.55
     fill: float = 0.6
     ambient: float = 0.34
     tint: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    floor_rgb: tuple[float, float, float] = (0.42, 0.40, 0.37)
+    wall_rgb: tuple[float, float, float] = (0.80, 0.79, 0.75)
 
 
-def new_spec(lighting: Lighting = Lighting()) -> mujoco.MjSpec:
+def new_spec(style: RoomStyle = RoomStyle()) -> mujoco.MjSpec:
     spec = mujoco.MjSpec()
     spec.modelname = "humanoidtoolbench"
+    spec.compiler.degree = False  # every angle in the scene is in radians
     opt = spec.option
     opt.timestep = TIMESTEP
     opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
@@ -47,29 +51,29 @@ def new_spec(lighting: Lighting = Lighting()) -> mujoco.MjSpec:
     vis.quality.shadowsize = 0
     vis.quality.offsamples = 0
     vis.headlight.active = 0
-    vis.headlight.ambient = [lighting.ambient * t for t in lighting.tint]
+    vis.headlight.ambient = [style.ambient * t for t in style.tint]
     vis.headlight.diffuse = [0, 0, 0]
     vis.headlight.specular = [0, 0, 0]
     vis.map.znear = 0.01
 
-    _add_room(spec)
-    _add_lights(spec, lighting)
+    _add_room(spec, style)
+    _add_lights(spec, style)
     return spec
 
 
-def _add_room(spec: mujoco.MjSpec) -> None:
+def _add_room(spec: mujoco.MjSpec, style: RoomStyle) -> None:
     spec.add_texture(
         name="floor_tex",
         type=mujoco.mjtTexture.mjTEXTURE_2D,
         builtin=mujoco.mjtBuiltin.mjBUILTIN_CHECKER,
-        rgb1=[0.42, 0.40, 0.37],
-        rgb2=[0.36, 0.34, 0.31],
+        rgb1=list(style.floor_rgb),
+        rgb2=[0.86 * c for c in style.floor_rgb],
         width=256,
         height=256,
     )
     floor_mat = spec.add_material(name="floor_mat", texrepeat=[6, 6], reflectance=0.0)
     floor_mat.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = "floor_tex"
-    spec.add_material(name="wall_mat", rgba=[0.80, 0.79, 0.75, 1])
+    spec.add_material(name="wall_mat", rgba=[*style.wall_rgb, 1])
     sx, sy, sz = ROOM_SIZE
     cx, cy = ROOM_CENTRE
     floor = spec.worldbody.add_geom(
@@ -91,16 +95,16 @@ def _add_room(spec: mujoco.MjSpec) -> None:
         collision.assign(wall, collision.WORLD)
 
 
-def _add_lights(spec: mujoco.MjSpec, lighting: Lighting) -> None:
-    tint = list(lighting.tint)
-    key = spec.worldbody.add_light(name="key", pos=[0, 0, 2.8], dir=list(lighting.key_dir), castshadow=False)
+def _add_lights(spec: mujoco.MjSpec, style: RoomStyle) -> None:
+    tint = list(style.tint)
+    key = spec.worldbody.add_light(name="key", pos=[0, 0, 2.8], dir=list(style.key_dir), castshadow=False)
     key.type = mujoco.mjtLightType.mjLIGHT_DIRECTIONAL
-    key.diffuse = [lighting.key * t for t in tint]
+    key.diffuse = [style.key * t for t in tint]
     key.specular = [0.1, 0.1, 0.1]
     for i, d in enumerate(((0.6, -0.5, -0.6), (-0.6, -0.3, -0.5))):
         fill = spec.worldbody.add_light(name=f"fill_{i}", pos=[0, 0, 2.5], dir=list(d), castshadow=False)
         fill.type = mujoco.mjtLightType.mjLIGHT_DIRECTIONAL
-        fill.diffuse = [lighting.fill * 0.5 * t for t in tint]
+        fill.diffuse = [style.fill * 0.5 * t for t in tint]
         fill.specular = [0, 0, 0]
 
 

@@ -1,0 +1,62 @@
+"""`htb-serve`: serve a policy over the public HTTP protocol, one evaluator per server."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..policies.errors import PolicyLoadError
+from ..policies.loader import load_policy
+from ..policies.server import PolicyServer
+
+DEFAULT_POLICY = "humanoidtoolbench.policies.pose_hold:predict"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="htb-serve",
+        description="Serve a policy's predict(request) -> (T, 36) action chunk over HTTP for one evaluator.",
+    )
+    parser.add_argument(
+        "--policy",
+        default=DEFAULT_POLICY,
+        metavar="REF",
+        help="MODULE:FUNCTION or path/to/file.py:FUNCTION (default: the diagnostic pose-holding example)",
+    )
+    parser.add_argument("--checkpoint", metavar="STR", help="checkpoint identity recorded with every result")
+    parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=21000, help="port to listen on (default: 21000)")
+    parser.add_argument(
+        "--allow-shared",
+        action="store_true",
+        help="let several evaluators use this server at once (only for stateless policies)",
+    )
+    args = parser.parse_args(argv)
+
+    try:
+        policy = load_policy(args.policy)
+    except PolicyLoadError as exc:
+        print(f"htb-serve: {exc}", file=sys.stderr)
+        return 2
+    if args.checkpoint is None:
+        print("htb-serve: warning: no --checkpoint given; results will record checkpoint: null", file=sys.stderr)
+
+    def ready(url: str) -> None:
+        flags = [flag for flag, on in (("diagnostic", policy.diagnostic), ("privileged", policy.privileged)) if on]
+        kind = f" ({', '.join(flags)})" if flags else ""
+        print(f"serving policy {policy.name!r}{kind} from {policy.source} at {url}")
+        print(f"  checkpoint: {args.checkpoint}  adapter_sha256: {policy.adapter_sha256}", flush=True)
+
+    server = PolicyServer(policy, checkpoint=args.checkpoint, allow_shared=args.allow_shared)
+    try:
+        server.serve_forever(args.host, args.port, ready=ready)
+    except OSError as exc:
+        print(f"htb-serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("htb-serve: stopped", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

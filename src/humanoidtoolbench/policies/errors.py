@@ -1,0 +1,89 @@
+"""Errors of the policy side, and one-line descriptions that point at the user's own code.
+
+A policy author debugging a failed evaluation needs the line of *their* adapter
+that raised, not the innermost frame of NumPy or of this package, so
+`describe_exception` skips library frames. The full traceback still goes to
+the server log.
+"""
+
+from __future__ import annotations
+
+import functools
+import sysconfig
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+from ..control.contract import ACTION_DIM
+
+_LIBRARY_ROOTS = tuple(
+    {Path(sysconfig.get_paths()[key]).resolve() for key in ("stdlib", "platstdlib")}
+    | {Path(__file__).resolve().parents[1]}  # the humanoidtoolbench package
+)
+
+
+class PolicyError(RuntimeError):
+    """A policy call failed; the message is one line."""
+
+
+class PolicyLoadError(ValueError):
+    """A `--policy` reference cannot be loaded; the message is one line."""
+
+
+class PolicyConnectionError(RuntimeError):
+    """The evaluator's preflight check of a policy server failed; the message is one line."""
+
+
+def one_line(text: str) -> str:
+    """Collapse a possibly multi-line message onto one line."""
+    return " ".join(str(text).split())
+
+
+@functools.lru_cache(maxsize=1024)
+def is_user_file(filename: str) -> bool:
+    """True for a real source file outside the standard library, installed packages and this package."""
+    if not filename or filename.startswith("<"):
+        return False
+    path = Path(filename).resolve()
+    if "site-packages" in path.parts or "dist-packages" in path.parts:
+        return False
+    return not any(path.is_relative_to(root) for root in _LIBRARY_ROOTS)
+
+
+def user_frame(tb) -> traceback.FrameSummary | None:
+    """The innermost traceback frame in the user's own code, if any."""
+    frames = traceback.extract_tb(tb)
+    return next((f for f in reversed(frames) if is_user_file(f.filename)), None)
+
+
+def describe_exception(exc: BaseException) -> str:
+    """`"Type at file.py:LINE in function: message"`, for the innermost user frame (else the innermost frame)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    frame = user_frame(exc.__traceback__) or (frames[-1] if frames else None)
+    text = type(exc).__name__
+    if frame is not None:
+        text += f" at {Path(frame.filename).name}:{frame.lineno} in {frame.name}"
+    message = one_line(str(exc))
+    return f"{text}: {message}" if message else text
+
+
+def check_chunk(action) -> np.ndarray:
+    """A policy's return value as a finite float64 (T, 36) chunk, or `PolicyError` saying what is wrong."""
+    expected = f"Policy must return an array of shape (T, {ACTION_DIM}) with T >= 1"
+    try:
+        a = np.asarray(action)
+    except (TypeError, ValueError):
+        a = None
+    if a is None or a.dtype.kind not in "biuf":
+        got = f"array of dtype {a.dtype}" if isinstance(action, np.ndarray) else type(action).__name__
+        raise PolicyError(f"{expected}; got {got}")
+    if a.ndim != 2 or a.shape[0] < 1 or a.shape[1] != ACTION_DIM:
+        raise PolicyError(f"{expected}; got shape {tuple(a.shape)}")
+    a = a.astype(np.float64)
+    bad_rows = np.flatnonzero(~np.isfinite(a).all(axis=1))
+    if bad_rows.size:
+        raise PolicyError(
+            f"Policy returned NaN or infinite values in {bad_rows.size} of {a.shape[0]} rows (first row {bad_rows[0]})"
+        )
+    return a

@@ -1,0 +1,118 @@
+"""The evaluator's client for a policy server speaking the public HTTP protocol.
+
+Each client is one session: the supplied server serves one session at a time,
+so `preflight` fails fast with an actionable message when nothing listens or
+another evaluator holds the server, and every server used is released when the
+process exits.
+"""
+
+from __future__ import annotations
+
+import atexit
+import socket
+import urllib.error
+import urllib.request
+import uuid
+
+import numpy as np
+
+from . import wire
+from .errors import PolicyConnectionError, PolicyError, check_chunk, one_line
+
+_MAX_MESSAGE = 1000
+
+
+def _error_text(exc: urllib.error.HTTPError) -> str:
+    """The server's `{"error": ...}` message, else the start of the raw body."""
+    raw = exc.read()
+    try:
+        body = wire.decode(raw)
+        return one_line(body["error"] if isinstance(body, dict) and "error" in body else raw.decode("utf-8", "replace"))
+    except wire.WireError:
+        return one_line(raw.decode("utf-8", "replace"))
+
+
+class HttpPolicyClient:
+    """Calls `POST /act` on http://HOST:PORT as one session."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        session: str | None = None,
+        connect_timeout: float = 5.0,
+        read_timeout: float = 1200.0,
+    ):
+        self.host, self.port = host, int(port)
+        self.session = session or uuid.uuid4().hex
+        self.connect_timeout = connect_timeout
+        self.read_timeout = read_timeout
+        self._release_at_exit = False
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def _request(self, method: str, path: str, payload: dict | None, timeout: float):
+        data = None if payload is None else wire.encode(payload)
+        request = urllib.request.Request(
+            self.url + path, data=data, method=method, headers={"Content-Type": "application/json"}
+        )
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return wire.decode(response.read())
+
+    def preflight(self) -> dict:
+        """Check that a server listens and is free for this session; returns its `/info` ({} if it has none)."""
+        try:
+            socket.create_connection((self.host, self.port), timeout=self.connect_timeout).close()
+        except OSError as exc:
+            reason = exc.strerror or str(exc) or type(exc).__name__
+            raise PolicyConnectionError(
+                f"no policy server is listening at {self.url} ({reason}); start one with "
+                f"`htb-serve --policy MODULE:FUNCTION --port {self.port}` or check --host/--port"
+            ) from None
+        try:
+            info = self._request("GET", "/info", None, self.read_timeout)
+        except urllib.error.HTTPError as exc:
+            if exc.code == 404:
+                return {}
+            raise PolicyConnectionError(
+                f"policy server at {self.url} answered GET /info with HTTP {exc.code} {exc.reason}: {_error_text(exc)}"[:_MAX_MESSAGE]
+            ) from None
+        except (OSError, wire.WireError) as exc:
+            raise PolicyConnectionError(f"policy server at {self.url} did not answer GET /info: {one_line(str(exc))}") from None
+        if not isinstance(info, dict):
+            raise PolicyConnectionError(f"policy server at {self.url} answered GET /info with a non-object")
+        state = info.get("server_state") or {}
+        active = state.get("active_session")
+        if state.get("exclusive") and active not in (None, self.session):
+            raise PolicyConnectionError(
+                f"policy server at {self.url} is busy serving another evaluator (session {active}); "
+                "start one server per evaluator on its own --port"
+            )
+        return info
+
+    def act(self, request: dict) -> np.ndarray:
+        """Send one request (never its `privileged` entry); returns the validated float64 (T, 36) chunk."""
+        payload = {key: value for key, value in request.items() if key != "privileged"}
+        payload["session"] = self.session
+        if not self._release_at_exit:
+            atexit.register(self.release)
+            self._release_at_exit = True
+        failed = f"Policy server request failed at {self.url}/act"
+        try:
+            response = self._request("POST", "/act", payload, self.read_timeout)
+        except urllib.error.HTTPError as exc:
+            raise PolicyError(f"{failed}: HTTP {exc.code} {exc.reason}: {_error_text(exc)}"[:_MAX_MESSAGE]) from None
+        except (OSError, wire.WireError) as exc:
+            raise PolicyError(f"{failed}: {one_line(str(exc))}"[:_MAX_MESSAGE]) from None
+        if not isinstance(response, dict) or "action" not in response:
+            raise PolicyError(f"{failed}: the response has no 'action'")
+        return check_chunk(response["action"])
+
+    def release(self) -> None:
+        """Free the server for other evaluators; errors are ignored (the server also frees idle sessions)."""
+        try:
+            self._request("POST", "/release", {"session": self.session}, self.connect_timeout)
+        except (OSError, wire.WireError):
+            pass

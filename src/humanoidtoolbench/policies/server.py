@@ -1,0 +1,209 @@
+"""The supplied HTTP policy server: one loaded policy, served to one evaluator at a time.
+
+A policy usually keeps per-episode state (action queues, observation history),
+so two evaluators sharing one server would silently corrupt each other's
+episodes. By default the server is exclusive: a second session is refused with
+409 while the first is active (a request in progress, or one less than
+`session_timeout_s` ago) until it is released. `handle` is the whole request
+logic, testable without sockets; the HTTP layer only moves bytes.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+import traceback
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import Callable
+from urllib.parse import urlsplit
+
+import numpy as np
+
+from ..control.contract import SCHEMA
+from . import wire
+from .errors import PolicyError, check_chunk, describe_exception, one_line
+from .loader import LoadedPolicy
+
+
+def print_to_stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+class PolicyServer:
+    """Serve `policy.predict` over `POST /act`, with `GET /info` and `POST /release`."""
+
+    def __init__(
+        self,
+        policy: LoadedPolicy,
+        checkpoint: str | None = None,
+        allow_shared: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        session_timeout_s: float = 60.0,
+        log: Callable[[str], None] = print_to_stderr,
+    ):
+        self.policy = policy
+        self.checkpoint = checkpoint
+        self.allow_shared = allow_shared
+        self._clock = clock
+        self._timeout = session_timeout_s
+        self._log = log
+        self._lock = threading.Lock()
+        self._session: str | None = None
+        self._last_request: float | None = None
+        self._in_flight = 0
+        self._httpd: HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- request logic -------------------------------------------------------------
+
+    def handle(self, method: str, path: str, body: bytes | None) -> tuple[int, dict]:
+        """Answer one request: (HTTP status, JSON-able body); every error body is `{"error": one line}`."""
+        routes = {"/act": ("POST", self._act), "/info": ("GET", self._info), "/release": ("POST", self._release)}
+        route = urlsplit(path).path
+        if route not in routes:
+            return 404, {"error": f"Not found: {route} (routes: POST /act, GET /info, POST /release)"}
+        allowed, handler = routes[route]
+        if method != allowed:
+            return 405, {"error": f"Method {method} not allowed for {route}; use {allowed}"}
+        return handler(body)
+
+    def _active_session(self) -> str | None:
+        """The session holding the server, or None once it has been idle for `session_timeout_s`."""
+        if self._session is None:
+            return None
+        if self._in_flight or self._clock() - self._last_request < self._timeout:
+            return self._session
+        return None
+
+    def _decode(self, body: bytes | None) -> dict:
+        request = wire.decode(body or b"")
+        if not isinstance(request, dict):
+            raise wire.WireError(f"body must be a JSON object, not {type(request).__name__}")
+        return request
+
+    def _act(self, body):
+        try:
+            request = self._decode(body)
+        except wire.WireError as exc:
+            return 400, {"error": f"Malformed request: {exc}"}
+        session = str(request.get("session") or "anonymous")
+        if not self.policy.privileged:
+            request.pop("privileged", None)
+        with self._lock:
+            active = self._active_session()
+            if not self.allow_shared and active not in (None, session):
+                self._log(f"refused session {session}: session {active} is active")
+                return 409, {
+                    "error": f"Policy server busy: another evaluator (session {active}) is using this policy server; "
+                    "start one server per evaluator on its own --port (or serve with --allow-shared)"
+                }
+            self._session = session
+            self._in_flight += 1
+            self._last_request = self._clock()
+        try:
+            try:
+                action = self.policy.predict(request)
+            except Exception as exc:
+                self._log(f"policy raised while serving session {session}:\n{traceback.format_exc()}")
+                return 500, {"error": describe_exception(exc)}
+            try:
+                chunk = check_chunk(action)
+            except PolicyError as exc:
+                self._log(f"session {session}: {exc}")
+                return 500, {"error": str(exc)}
+            return 200, {"action": chunk.astype(np.float32)}
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+                self._last_request = self._clock()
+
+    def _info(self, body):
+        with self._lock:
+            since = None if self._last_request is None else self._clock() - self._last_request
+            state = {
+                "exclusive": not self.allow_shared,
+                "active_session": self._active_session(),
+                "request_in_progress": self._in_flight > 0,
+                "seconds_since_request": since,
+            }
+        return 200, {
+            "policy": self.policy.name,
+            "action_schema": SCHEMA,
+            "diagnostic": self.policy.diagnostic,
+            "checkpoint": self.checkpoint,
+            "adapter_sha256": self.policy.adapter_sha256,
+            "privileged": self.policy.privileged,
+            "server_state": state,
+        }
+
+    def _release(self, body):
+        try:
+            session = str(self._decode(body).get("session") or "anonymous")
+        except wire.WireError as exc:
+            return 400, {"error": f"Malformed request: {exc}"}
+        with self._lock:
+            released = not self._in_flight and self._active_session() == session
+            if released:
+                self._session = None
+        return 200, {"released": released}
+
+    # --- HTTP ----------------------------------------------------------------------
+
+    def _bind(self, host: str, port: int) -> HTTPServer:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _respond(self, method: str) -> None:
+                length = self.headers.get("Content-Length", "0")
+                body = self.rfile.read(int(length)) if length.isdigit() and int(length) else None
+                status, payload = server.handle(method, self.path, body)
+                try:
+                    data = wire.encode(payload)
+                except wire.WireError as exc:
+                    status, data = 500, wire.encode({"error": one_line(f"cannot encode the response: {exc}")})
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self):
+                self._respond("GET")
+
+            def do_POST(self):
+                self._respond("POST")
+
+            def log_message(self, format, *args):  # errors are logged by `handle`; skip per-request lines
+                pass
+
+        self._httpd = HTTPServer((host, port), Handler)
+        return self._httpd
+
+    def serve_forever(self, host: str, port: int, ready: Callable[[str], None] | None = None) -> None:
+        """Serve on the calling thread (so `predict` runs where the policy was imported) until interrupted.
+
+        Binding errors (port in use) raise `OSError` before `ready(url)` is called.
+        """
+        httpd = self._bind(host, port)
+        try:
+            if ready is not None:
+                ready(f"http://{host}:{httpd.server_address[1]}")
+            httpd.serve_forever()
+        finally:
+            httpd.server_close()
+
+    def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
+        """Serve from a background thread (for tests); returns the bound port."""
+        httpd = self._bind(host, port)
+        self._thread = threading.Thread(target=httpd.serve_forever, name="policy-server", daemon=True)
+        self._thread.start()
+        return httpd.server_address[1]
+
+    def shutdown(self) -> None:
+        """Stop a server started with `start`."""
+        if self._thread is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._thread.join()
+            self._httpd = self._thread = None

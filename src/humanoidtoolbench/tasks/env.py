@@ -1,0 +1,97 @@
+"""Gymnasium environments for the 18 conditions, on the shared `TaskEpisode`.
+
+`gymnasium.make("humanoidtoolbench/G1BallMove-L0-S")` (after `import
+humanoidtoolbench`) gives an environment whose observation is what a policy
+receives (head image, 32-value state, instruction) and whose action is one
+36-value `decoupled_v1` command. The episode terminates on success (the
+predicate held for 50 consecutive steps) and truncates at the step budget.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from ..control import contract
+from ..robot.cameras import HEIGHT, POLICY_CAMERA, WIDTH
+from ..robot.joints import BY_NAME
+from ..sim.render import CameraRenderer
+from .episode import TaskEpisode
+from .registry import MAX_STEPS, parse
+
+
+def action_space() -> spaces.Box:
+    lo = np.full(contract.ACTION_DIM, -np.inf)
+    hi = np.full(contract.ACTION_DIM, np.inf)
+    for i, name in enumerate(contract.JOINT_SLOTS):
+        lo[i], hi[i] = BY_NAME[name].lo, BY_NAME[name].hi
+    return spaces.Box(lo, hi, dtype=np.float64)
+
+
+def observation_space() -> spaces.Dict:
+    return spaces.Dict(
+        {
+            "image": spaces.Box(0, 255, (HEIGHT, WIDTH, 3), np.uint8),
+            "state": spaces.Box(-np.inf, np.inf, (contract.STATE_DIM,), np.float32),
+            "instruction": spaces.Text(max_length=256),
+        }
+    )
+
+
+class HumanoidToolBenchEnv(gym.Env):
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 50}
+
+    def __init__(self, condition: str, max_steps: int = MAX_STEPS, render_mode: str | None = None, detail: str = "fast"):
+        self.condition = parse(condition)
+        self.max_steps = int(max_steps)
+        self.render_mode = render_mode
+        self.detail = detail
+        self.action_space = action_space()
+        self.observation_space = observation_space()
+        self.episode: TaskEpisode | None = None
+        self._cameras: CameraRenderer | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is None:
+            seed = int(self.np_random.integers(2**31))
+        self._close_cameras()
+        self.episode = TaskEpisode(self.condition, seed, detail=self.detail)
+        self.episode.reset()
+        self._cameras = CameraRenderer(self.episode.model, (POLICY_CAMERA,))
+        info = {"seed": seed, "settle_steps": self.episode.settle_steps}
+        return self._observation(), info
+
+    def step(self, action):
+        row = np.asarray(action, dtype=np.float64).reshape(contract.ACTION_DIM)
+        result = self.episode.step(row, chunk_last_height=row[31])
+        terminated = result.success
+        truncated = not terminated and self.episode.steps >= self.max_steps
+        info = {
+            "metrics": result.metrics,
+            "success": result.success,
+            "success_now": result.success_now,
+            "step": self.episode.steps,
+        }
+        return self._observation(), float(result.success), terminated, truncated, info
+
+    def _observation(self) -> dict:
+        return {
+            "image": self._cameras.render(self.episode.data, POLICY_CAMERA).copy(),
+            "state": self.episode.state(),
+            "instruction": self.condition.instruction,
+        }
+
+    def render(self):
+        if self.render_mode == "rgb_array" and self.episode is not None:
+            return self._cameras.render(self.episode.data, POLICY_CAMERA).copy()
+        return None
+
+    def _close_cameras(self) -> None:
+        if self._cameras is not None:
+            self._cameras.close()
+            self._cameras = None
+
+    def close(self) -> None:
+        self._close_cameras()

@@ -1,0 +1,177 @@
+"""One task episode: the scene of a seeded layout, its settling, and the 50 Hz step with metrics.
+
+The Gymnasium environments, the evaluator and the tests all drive episodes
+through this class.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from ..control import contract
+from ..control.assisted import AssistedController
+from ..control.base import Controller
+from ..sim import scene
+from ..sim.simulation import Simulation, home_upper_pose
+from . import bench, markers
+from .contacts import ContactIndex, is_hand_body, subtree_bodies
+from .fracture import IceFracture, add_ice_block, shard_name
+from .layout import BALL, DECOY, ICE, TOOL, Layout, sample_layout
+from .metrics import Bodies, EpisodeMetrics, HoldCounter
+from .registry import HOLD_STEPS, Condition
+
+SETTLE_MIN_STEPS = 25
+SETTLE_MAX_STEPS = 500
+REST_SPEED = 1e-3  # m/s and rad/s: every object slower than this counts as at rest
+DROP_CLEARANCE = 0.0005  # objects start this far above the bench top
+
+
+def _yaw_quat(yaw: float) -> list[float]:
+    return [math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)]
+
+
+def build_scene(layout: Layout, controller: Controller, detail: str = "fast") -> mujoco.MjSpec:
+    spec = scene.new_spec(layout.style)
+    bench.add_bench(spec, layout.bench_rgba)
+    top = bench.TOP + DROP_CLEARANCE
+    for item in layout.items:
+        if item.role == BALL:
+            markers.add_ball(spec, item.xy, top)
+        elif item.role == ICE:
+            add_ice_block(spec, item.name, item.xy, top)
+        else:
+            body = spec.worldbody.add_body(name=item.name, pos=[*item.xy, top], quat=_yaw_quat(item.yaw))
+            body.add_freejoint(name=f"{item.name}_joint")
+            item.prop.build(spec, body, f"{item.name}/")
+    if layout.ring is not None:
+        markers.add_ring(spec, layout.ring, bench.TOP)
+    scene.add_robot(spec, controller, detail)
+    return spec
+
+
+@dataclass(frozen=True)
+class StepResult:
+    metrics: dict
+    success_now: bool  # the predicate holds on this step
+    success: bool  # it has held for HOLD_STEPS consecutive steps
+
+
+class TaskEpisode:
+    def __init__(
+        self,
+        condition: Condition,
+        seed: int,
+        controller: Controller | None = None,
+        detail: str = "fast",
+    ) -> None:
+        self.condition = condition
+        self.seed = int(seed)
+        self.layout = sample_layout(condition, seed)
+        self.controller = controller or AssistedController()
+        self.sim = Simulation(build_scene(self.layout, self.controller, detail), self.controller)
+        m = self.sim.model
+        self._object_dofs = np.array(
+            [m.jnt_dofadr[j] + k for j in range(m.njnt) if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE for k in range(6)]
+        )
+        owners = {p.name: subtree_bodies(m, m.body(p.name).id) for p in self.layout.items if p.role != ICE}
+        blocks = [p.name for p in self.layout.by_role(ICE)]
+        if blocks:
+            owners[ICE] = [m.body(n).id for n in blocks] + [m.body(shard_name(n, k)).id for n in blocks for k in range(8)]
+        for side in ("left", "right"):
+            owners[f"hand_{side}"] = [b for b in range(m.nbody) if is_hand_body(m.body(b).name, side)]
+        self.contacts = ContactIndex(m, owners)
+        tool_bodies = owners[TOOL] + owners.get(DECOY, [])
+        self.fracture = IceFracture(m, blocks, tool_bodies) if blocks else None
+        qpos = lambda name: int(m.jnt_qposadr[m.joint(f"{name}_joint").id])  # noqa: E731
+        bodies = Bodies(tool=qpos(TOOL), ball=qpos(BALL) if any(p.role == BALL for p in self.layout.items) else None)
+        self.metrics = EpisodeMetrics(self.layout, self.contacts, bodies, self.fracture)
+        self.hold = HoldCounter(HOLD_STEPS)
+        self.previous_height = contract.DEFAULT_BASE_HEIGHT
+        self.steps = 0
+        self.settle_steps = 0
+
+    @property
+    def model(self) -> mujoco.MjModel:
+        return self.sim.model
+
+    @property
+    def data(self) -> mujoco.MjData:
+        return self.sim.data
+
+    def reset(self) -> None:
+        """Place the robot, let the scene come to rest, take the metric baselines."""
+        home = home_upper_pose()
+        self.sim.reset(self.layout.spawn, home)
+        hold = contract.decode(np.concatenate([home, [contract.DEFAULT_BASE_HEIGHT, 0, 0, 0, 0]]))
+        for k in range(1, SETTLE_MAX_STEPS + 1):
+            self.sim.step(hold)
+            if k >= SETTLE_MIN_STEPS and self._at_rest():
+                break
+        self.settle_steps = k
+        self.metrics.start(self.data, self.sim.base_pose())
+        self.hold = HoldCounter(HOLD_STEPS)
+        self.previous_height = contract.DEFAULT_BASE_HEIGHT
+        self.steps = 0
+
+    def _at_rest(self) -> bool:
+        return bool(np.abs(self.data.qvel[self._object_dofs]).max(initial=0.0) < REST_SPEED)
+
+    def state(self) -> np.ndarray:
+        return self.sim.state.read(self.data, self.previous_height)
+
+    def step(self, row: np.ndarray, chunk_last_height: float | None = None) -> StepResult:
+        """Execute one command row; `chunk_last_height` is slot 31 of the chunk's last row."""
+        self.sim.step(contract.decode(row))
+        if chunk_last_height is not None:
+            self.previous_height = float(chunk_last_height)
+        if self.fracture is not None:
+            self.fracture.update(self.data)
+        self.steps += 1
+        values = self.metrics.update(self.data, self.sim.base_pose())
+        ok = self.metrics.success(values)
+        return StepResult(values, ok, self.hold.update(ok))
+
+    def privileged(self) -> dict:
+        """Simulator truth for privileged policies (never sent to others)."""
+        d, m = self.data, self.model
+        objects = {}
+        for p in self.layout.items:
+            body = m.body(p.name).id
+            adr = m.jnt_qposadr[m.joint(f"{p.name}_joint").id]
+            dof = m.jnt_dofadr[m.joint(f"{p.name}_joint").id]
+            rot = d.xmat[body].reshape(3, 3)
+            entry = {
+                "role": p.role,
+                "pos": d.qpos[adr : adr + 3].copy(),
+                "quat": d.qpos[adr + 3 : adr + 7].copy(),
+                "linvel": d.qvel[dof : dof + 3].copy(),
+                "angvel": d.qvel[dof + 3 : dof + 6].copy(),
+            }
+            if p.prop is not None:
+                entry.update(
+                    kind=p.prop.kind,
+                    family=p.prop.family,
+                    half_extent=p.prop.half_extent,
+                    grasp=d.xpos[body] + rot @ np.asarray(p.prop.grasp),
+                    tip=d.xpos[body] + rot @ np.asarray(p.prop.tip),
+                    axis=rot[:, 1].copy(),
+                )
+            objects[p.name] = entry
+        base = self.sim.base_pose()
+        info = {
+            "objects": objects,
+            "correct_tool": TOOL,
+            "ring": None if self.layout.ring is None else np.asarray(self.layout.ring),
+            "work_spot": np.asarray(self.layout.work_spot),
+            "base": np.array([base.x, base.y, base.z, base.yaw]),
+            "bench_top": bench.TOP,
+            "scenario": self.condition.scenario,
+            "level": self.condition.level,
+        }
+        if self.fracture is not None:
+            info["ice_broken"] = self.fracture.broken(d)
+        return info

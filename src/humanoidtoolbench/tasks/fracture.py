@@ -1,0 +1,204 @@
+"""Ice blocks that break when a tool hits them hard enough.
+
+Rule (checked once per 50 Hz control step): a block breaks when the normal
+force of a contact with any tool body, multiplied by the 0.005 s physics
+step, reaches 0.042 N s while that tool body was closing on the block at
+0.5 m/s or faster. The closing speed is the one measured while the tool was
+not yet touching the block, so a tool resting on the ice cannot break it.
+Hands and other objects never break ice.
+
+Each block has eight shards (its octants), built with the block but parked
+out of sight without contacts. At the break they take the block's place and
+velocity plus a small outward velocity, and the block is parked instead. A
+block counts as broken once its shards have spread: some shard's distance
+from the shards' centroid has grown by at least 0.03 m since the break.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import mujoco
+import numpy as np
+
+from ..robot import collision
+from .props.base import OBJECT_CONTACT
+
+ICE_SIZE = 0.16
+ICE_MASS = 2.8
+ICE_RGBA = (0.72, 0.88, 1.0, 0.65)
+IMPULSE_THRESHOLD = 0.042  # N s
+CLOSING_SPEED_MIN = 0.5  # m/s
+SCATTER_MIN = 0.03  # m
+SHARD_OUTWARD_SPEED = 0.4  # m/s
+PARK_DEPTH = -3.0  # z where inactive bodies wait, below the floor
+OFFSETS = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float) * ICE_SIZE / 4
+
+
+def breaks(impulse: float, closing_speed: float) -> bool:
+    """The impact rule: impulse over one physics step and the tool's approach speed."""
+    return impulse >= IMPULSE_THRESHOLD and closing_speed >= CLOSING_SPEED_MIN
+
+
+def shard_name(block: str, k: int) -> str:
+    return f"{block}_shard_{k}"
+
+
+def add_ice_block(spec: mujoco.MjSpec, name: str, xy, surface_z: float) -> None:
+    """A whole block resting on the surface and its eight parked shards."""
+    mat = spec.add_material(name=f"{name}_mat", rgba=list(ICE_RGBA), specular=0.6, shininess=0.8)
+    half = ICE_SIZE / 2
+    block = spec.worldbody.add_body(name=name, pos=[xy[0], xy[1], surface_z + half])
+    block.add_freejoint(name=f"{name}_joint")
+    g = block.add_geom(
+        name=name, type=mujoco.mjtGeom.mjGEOM_BOX, size=[half] * 3, mass=ICE_MASS, material=mat.name, rgba=list(ICE_RGBA)
+    )
+    _contact(g)
+    for k, off in enumerate(OFFSETS):
+        shard = spec.worldbody.add_body(
+            name=shard_name(name, k), pos=[xy[0] + off[0], xy[1] + off[1], PARK_DEPTH - 0.1 * k], gravcomp=1.0
+        )
+        shard.add_freejoint(name=f"{shard_name(name, k)}_joint")
+        sg = shard.add_geom(
+            name=shard_name(name, k),
+            type=mujoco.mjtGeom.mjGEOM_BOX,
+            size=[half / 2] * 3,
+            mass=ICE_MASS / 8,
+            material=mat.name,
+            rgba=[0, 0, 0, 0],
+        )
+        _contact(sg)
+        sg.contype = sg.conaffinity = 0
+
+
+def _contact(geom) -> None:
+    collision.assign(geom, collision.OBJECT)
+    geom.friction = list(OBJECT_CONTACT["friction"])
+    geom.condim = OBJECT_CONTACT["condim"]
+
+
+@dataclass
+class _Block:
+    name: str
+    body: int
+    geom: int
+    qpos: int  # address of the free joint
+    dof: int
+    shard_bodies: list[int]
+    shard_geoms: list[int]
+    shard_qpos: list[int]
+    shard_dof: list[int]
+    fractured: bool = False
+    fracture_radii: np.ndarray | None = None
+    approach: dict[int, float] = field(default_factory=dict)  # tool body -> last closing speed
+
+
+class IceFracture:
+    def __init__(self, model: mujoco.MjModel, blocks: list[str], tool_bodies: list[int]) -> None:
+        self.model = model
+        self.tool_bodies = list(tool_bodies)
+        self.blocks = []
+        for name in blocks:
+            shards = [shard_name(name, k) for k in range(len(OFFSETS))]
+            self.blocks.append(
+                _Block(
+                    name=name,
+                    body=model.body(name).id,
+                    geom=model.geom(name).id,
+                    qpos=model.jnt_qposadr[model.joint(f"{name}_joint").id],
+                    dof=model.jnt_dofadr[model.joint(f"{name}_joint").id],
+                    shard_bodies=[model.body(s).id for s in shards],
+                    shard_geoms=[model.geom(s).id for s in shards],
+                    shard_qpos=[model.jnt_qposadr[model.joint(f"{s}_joint").id] for s in shards],
+                    shard_dof=[model.jnt_dofadr[model.joint(f"{s}_joint").id] for s in shards],
+                )
+            )
+        self._geom_block = {b.geom: i for i, b in enumerate(self.blocks)}
+        self._tool_set = set(self.tool_bodies)
+        self._force = np.zeros(6)
+        self._vel = np.zeros(6)
+        self.peak_impulse = 0.0
+
+    # -- per control step ------------------------------------------------
+    def update(self, data: mujoco.MjData) -> None:
+        m = self.model
+        touching: set[tuple[int, int]] = set()
+        for i in range(data.ncon):
+            g1, g2 = data.contact.geom[i]
+            block = self._geom_block.get(g1, self._geom_block.get(g2))
+            if block is None:
+                continue
+            other = m.geom_bodyid[g2 if g1 == self.blocks[block].geom else g1]
+            if other not in self._tool_set:
+                continue
+            touching.add((block, other))
+            b = self.blocks[block]
+            if b.fractured:
+                continue
+            mujoco.mj_contactForce(m, data, i, self._force)
+            impulse = abs(self._force[0]) * m.opt.timestep
+            speed = b.approach.get(other, 0.0)
+            if speed >= CLOSING_SPEED_MIN:
+                self.peak_impulse = max(self.peak_impulse, impulse)
+            if breaks(impulse, speed):
+                self._fracture(data, b)
+        for bi, b in enumerate(self.blocks):
+            if b.fractured:
+                continue
+            for tool in self.tool_bodies:
+                if (bi, tool) not in touching:
+                    b.approach[tool] = self._closing_speed(data, tool, b)
+
+    def _closing_speed(self, data: mujoco.MjData, tool: int, block: _Block) -> float:
+        mujoco.mj_objectVelocity(self.model, data, mujoco.mjtObj.mjOBJ_BODY, tool, self._vel, 0)
+        v_tool = self._vel[3:].copy()
+        mujoco.mj_objectVelocity(self.model, data, mujoco.mjtObj.mjOBJ_BODY, block.body, self._vel, 0)
+        direction = data.xipos[block.body] - data.xipos[tool]
+        dist = np.linalg.norm(direction)
+        if dist < 1e-9:
+            return 0.0
+        return float((v_tool - self._vel[3:]) @ (direction / dist))
+
+    def _fracture(self, data: mujoco.MjData, b: _Block) -> None:
+        m = self.model
+        pos = data.qpos[b.qpos : b.qpos + 3].copy()
+        quat = data.qpos[b.qpos + 3 : b.qpos + 7].copy()
+        lin = data.qvel[b.dof : b.dof + 3].copy()
+        ang = data.qvel[b.dof + 3 : b.dof + 6].copy()
+        rot = np.empty(9)
+        mujoco.mju_quat2Mat(rot, quat)
+        rot = rot.reshape(3, 3)
+        for k, off in enumerate(OFFSETS):
+            r = rot @ off
+            qa, da = b.shard_qpos[k], b.shard_dof[k]
+            data.qpos[qa : qa + 3] = pos + r
+            data.qpos[qa + 3 : qa + 7] = quat
+            data.qvel[da : da + 3] = lin + np.cross(ang, r) + SHARD_OUTWARD_SPEED * r / np.linalg.norm(r)
+            data.qvel[da + 3 : da + 6] = ang
+            g = b.shard_geoms[k]
+            m.geom_contype[g] = collision.OBJECT
+            m.geom_conaffinity[g] = collision.PARTNERS[collision.OBJECT]
+            m.geom_rgba[g] = ICE_RGBA
+            m.body_gravcomp[b.shard_bodies[k]] = 0.0
+        # The whole block leaves the scene where the shards came from.
+        m.geom_contype[b.geom] = m.geom_conaffinity[b.geom] = 0
+        m.geom_rgba[b.geom, 3] = 0.0
+        m.body_gravcomp[b.body] = 1.0
+        data.qpos[b.qpos : b.qpos + 3] = (pos[0], pos[1], PARK_DEPTH + 1.0)
+        data.qvel[b.dof : b.dof + 6] = 0.0
+        b.fractured = True
+        centre = data.qpos[[q + i for q in b.shard_qpos for i in range(3)]].reshape(-1, 3)
+        b.fracture_radii = np.linalg.norm(centre - centre.mean(axis=0), axis=1)
+
+    # -- queries ---------------------------------------------------------
+    def scatter(self, data: mujoco.MjData, index: int) -> float:
+        """Largest growth of a shard's distance from the shard centroid since the break (0 if whole)."""
+        b = self.blocks[index]
+        if not b.fractured:
+            return 0.0
+        pts = data.qpos[[q + i for q in b.shard_qpos for i in range(3)]].reshape(-1, 3)
+        radii = np.linalg.norm(pts - pts.mean(axis=0), axis=1)
+        return float(np.max(radii - b.fracture_radii))
+
+    def broken(self, data: mujoco.MjData) -> list[bool]:
+        return [b.fractured and self.scatter(data, i) >= SCATTER_MIN for i, b in enumerate(self.blocks)]

@@ -1,0 +1,177 @@
+"""Per-step task metrics and the success predicates, read from the simulator state.
+
+Names and meanings follow the public metric table. Every metric is computed
+once per control step; the predicate of the condition's level and scenario
+must then hold for 50 consecutive steps (see `HoldCounter`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from ..control.base import BasePose
+from .contacts import ContactIndex
+from .fracture import IceFracture
+from .layout import BALL, DECOY, IRRELEVANT, RING_RADIUS, ROLE_CODES, TOOL, Layout, reach_shortfall
+
+LIFT_THRESHOLD = 0.08  # L0: the correct tool must rise 80 % of the 0.10 m lift height
+REACHED_RADIUS = 0.40  # L2: pelvis within this of the standing spot
+FIRST_MOVE_DISTANCE = 0.15  # L2: movement judged after this much pelvis travel
+HANDS = ("hand_left", "hand_right")
+TARGETS = ("ball", "ice")
+
+
+def lifted(lift: float) -> bool:
+    return lift >= LIFT_THRESHOLD
+
+
+def inside_ring(ball_xy, ring_xy) -> bool:
+    return float(np.hypot(*np.subtract(ball_xy, ring_xy))) <= RING_RADIUS
+
+
+class HoldCounter:
+    """Success once the predicate has held for `required` consecutive checks."""
+
+    def __init__(self, required: int) -> None:
+        self.required = required
+        self.count = 0
+
+    def update(self, ok: bool) -> bool:
+        self.count = self.count + 1 if ok else 0
+        return self.count >= self.required
+
+
+@dataclass(frozen=True)
+class Bodies:
+    """Free-joint qpos addresses of the bodies the metrics follow."""
+
+    tool: int
+    ball: int | None
+
+
+class EpisodeMetrics:
+    def __init__(
+        self,
+        layout: Layout,
+        contacts: ContactIndex,
+        bodies: Bodies,
+        fracture: IceFracture | None,
+    ) -> None:
+        self.layout = layout
+        self.cond = layout.condition
+        self.contacts = contacts
+        self.bodies = bodies
+        self.fracture = fracture
+        self._wrong = [n for n in contacts.names if n == DECOY or n.startswith(IRRELEVANT)]
+
+    def start(self, data: mujoco.MjData, base: BasePose) -> None:
+        """Baselines, taken at the first check after the scene has settled."""
+        self.tool_z0 = float(data.qpos[self.bodies.tool + 2])
+        self.ball_xy0 = data.qpos[self.bodies.ball : self.bodies.ball + 2].copy() if self.bodies.ball is not None else None
+        self.pelvis0 = base.xy
+        spot = np.asarray(self.layout.work_spot)
+        self.spot = spot
+        self.spot_dist0 = float(np.linalg.norm(self.ball_xy0 - spot)) if self.ball_xy0 is not None else 0.0
+        self.first_touch = -1
+        self.correct_touched = False
+        self.wrong_touched: set[str] = set()
+        self.tool_hit = self.wrong_tool_hit = False
+        self.reached = False
+        self.first_move = 0
+
+    def update(self, data: mujoco.MjData, base: BasePose) -> dict[str, float | int | bool]:
+        pairs = self.contacts.pairs(data)
+        touched = self._touched_by_hands(pairs)
+        if touched and self.first_touch < 0:
+            # Several objects first touched in the same step: a wrong one counts first.
+            self.first_touch = max(ROLE_CODES[self._role(n)] for n in touched)
+        if not self.correct_touched:
+            self.wrong_touched |= {n for n in touched if n != TOOL}
+            self.correct_touched = TOOL in touched
+        self.tool_hit |= self._hits_target(pairs, TOOL)
+        if DECOY in self.contacts.code:
+            self.wrong_tool_hit |= self._hits_target(pairs, DECOY)
+
+        lift = float(data.qpos[self.bodies.tool + 2]) - self.tool_z0
+        values: dict[str, float | int | bool] = {
+            "tool_lift": lift,
+            "picked_correct_tool": lifted(lift),
+            "first_touch_role": self.first_touch,
+            "first_touch_correct": self.first_touch == ROLE_CODES[TOOL],
+            "wrong_touch_count": len(self.wrong_touched),
+            "tool_touched_target": self.tool_hit,
+            "wrong_tool_touched_target": self.wrong_tool_hit,
+        }
+        values.update(self._scenario(data))
+        if self.cond.level == 2:
+            values.update(self._locomotion(base))
+        values["level"] = self.cond.level
+        values["reasoning_mode"] = self.cond.reasoning_mode
+        return values
+
+    def success(self, values: dict) -> bool:
+        """The condition's predicate on this step's metrics."""
+        if self.cond.level == 0:
+            return bool(values["picked_correct_tool"])
+        key = {"BallMove": "on_spot", "BallRetrieve": "in_target_area", "IceBreak": "ice_broken"}[self.cond.scenario]
+        return bool(values[key])
+
+    # -- pieces ----------------------------------------------------------
+    @staticmethod
+    def _role(name: str) -> str:
+        return IRRELEVANT if name.startswith(IRRELEVANT) else name
+
+    def _touched_by_hands(self, pairs: np.ndarray) -> set[str]:
+        names = self.contacts.names
+        hand_codes = {self.contacts.code[h] for h in HANDS}
+        out = set()
+        for a, b in pairs:
+            if a in hand_codes and b >= 0:
+                out.add(names[b])
+            elif b in hand_codes and a >= 0:
+                out.add(names[a])
+        return {n for n in out if n == TOOL or n in self._wrong}
+
+    def _hits_target(self, pairs: np.ndarray, tool: str) -> bool:
+        return any(len(self.contacts.touching(pairs, tool, t)) for t in TARGETS if t in self.contacts.code)
+
+    def _scenario(self, data: mujoco.MjData) -> dict:
+        scenario = self.cond.scenario
+        if scenario == "IceBreak":
+            broken = self.fracture.broken(data)
+            count = sum(broken)
+            return {
+                "ice_broken": count == len(broken),
+                "ice_broken_count": count,
+                "ice_broke_1": count >= 1,
+                "ice_broke_2": count >= 2,
+                "peak_impulse": self.fracture.peak_impulse,
+            }
+        ball = data.qpos[self.bodies.ball : self.bodies.ball + 2]
+        inside = inside_ring(ball, self.layout.ring)
+        if scenario == "BallMove":
+            spawn = (self.layout.spawn.x, self.layout.spawn.y)
+            return {
+                "on_spot": inside,
+                "push_distance": float(np.linalg.norm(ball - self.ball_xy0)),
+                "reach_shortfall": reach_shortfall(self.layout.item(BALL).xy, spawn),
+            }
+        return {
+            "in_target_area": inside,
+            "retrieve_gain": self.spot_dist0 - float(np.linalg.norm(ball - self.spot)),
+        }
+
+    def _locomotion(self, base: BasePose) -> dict:
+        dist = float(np.linalg.norm(base.xy - self.spot))
+        self.reached |= dist <= REACHED_RADIUS
+        moved = base.xy - self.pelvis0
+        if self.first_move == 0 and np.linalg.norm(moved) >= FIRST_MOVE_DISTANCE:
+            self.first_move = 1 if moved @ (self.spot - self.pelvis0) > 0 else -1
+        return {
+            "dist_to_target_bench": dist,
+            "reached_target_bench": self.reached,
+            "first_move_toward_target": self.first_move,
+        }

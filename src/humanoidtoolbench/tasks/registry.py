@@ -1,0 +1,88 @@
+"""The 18 canonical conditions: three scenarios x levels L0/L1/L2 x modes S/R.
+
+IDs read `humanoidtoolbench/G1<Scenario>-L<level>-<mode>`; the prefix is
+optional wherever a user types one. `all` runs them in `CONDITIONS` order:
+the nine S conditions, then the nine R conditions.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from .instructions import instruction
+
+NAMESPACE = "humanoidtoolbench"
+SCENARIOS = ("BallMove", "BallRetrieve", "IceBreak")
+LEVELS = (0, 1, 2)
+MODES = ("S", "R")
+DEFAULT_ENV = "G1BallMove-L0-S"
+EPISODES = 100
+SEED_START = 10000
+MAX_STEPS = 3000
+HOLD_STEPS = 50
+
+
+class UnknownEnvironment(ValueError):
+    """An environment ID that is not one of the 18; the message names the closest."""
+
+
+@dataclass(frozen=True)
+class Condition:
+    scenario: str
+    level: int
+    mode: str
+
+    @property
+    def name(self) -> str:
+        return f"G1{self.scenario}-L{self.level}-{self.mode}"
+
+    @property
+    def env_id(self) -> str:
+        return f"{NAMESPACE}/{self.name}"
+
+    @property
+    def decoy(self) -> bool:
+        """Mode R adds the scenario's decoy tool."""
+        return self.mode == "R"
+
+    @property
+    def reasoning_mode(self) -> int:
+        return MODES.index(self.mode)
+
+    @property
+    def instruction(self) -> str:
+        return instruction(self.scenario, self.level)
+
+
+CONDITIONS: tuple[Condition, ...] = tuple(
+    Condition(s, lvl, m) for m in MODES for s in SCENARIOS for lvl in LEVELS
+)
+_BY_NAME = {c.name.lower(): c for c in CONDITIONS}
+
+
+def register_gymnasium_envs() -> None:
+    """Register the 18 IDs; the environment module loads only on `gymnasium.make`."""
+    import gymnasium
+
+    for cond in CONDITIONS:
+        if cond.env_id not in gymnasium.registry:
+            gymnasium.register(
+                id=cond.env_id,
+                entry_point="humanoidtoolbench.tasks.env:HumanoidToolBenchEnv",
+                kwargs={"condition": cond.name},
+                disable_env_checker=True,
+            )
+
+
+def parse(env: str) -> Condition:
+    """Accept an ID with or without the namespace prefix (case-insensitive)."""
+    name = env.strip()
+    if name.lower().startswith(NAMESPACE + "/"):
+        name = name[len(NAMESPACE) + 1 :]
+    found = _BY_NAME.get(name.lower())
+    if found is None:
+        close = difflib.get_close_matches(name.lower(), list(_BY_NAME), n=1, cutoff=0.0)
+        hint = f"; did you mean {_BY_NAME[close[0]].name}?" if close else ""
+        raise UnknownEnvironment(f"unknown environment {env!r}{hint} (see --list-envs)")
+    return found

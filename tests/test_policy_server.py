@@ -1,0 +1,214 @@
+"""The supplied policy server (request logic via `handle`, one real-socket round trip) and the HTTP client."""
+
+from __future__ import annotations
+
+import socket
+
+import numpy as np
+import pytest
+
+from humanoidtoolbench.control import contract
+from humanoidtoolbench.policies import pose_hold, wire
+from humanoidtoolbench.policies.errors import PolicyConnectionError, PolicyError
+from humanoidtoolbench.policies.http_client import HttpPolicyClient
+from humanoidtoolbench.policies.loader import LoadedPolicy, load_policy
+from humanoidtoolbench.policies.server import PolicyServer
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make_policy(predict=pose_hold.predict, **fields) -> LoadedPolicy:
+    return LoadedPolicy(predict=predict, name="fake", source="test", file=None, adapter_sha256="0" * 64, **fields)
+
+
+def request(session: str | None = "a", **extra) -> dict:
+    r = {
+        "image": {"rgb_head_stereo_left": np.zeros((360, 640, 3), np.uint8)},
+        "instruction": "hold still",
+        "history": {"reset": True},
+        "state": {"states": np.full((1, contract.STATE_DIM), 0.5, np.float32)},
+        **extra,
+    }
+    if session is not None:
+        r["session"] = session
+    return r
+
+
+def act(server: PolicyServer, session: str | None = "a", **extra):
+    return server.handle("POST", "/act", wire.encode(request(session, **extra)))
+
+
+def release(server: PolicyServer, session: str):
+    return server.handle("POST", "/release", wire.encode({"session": session}))
+
+
+@pytest.fixture
+def clock():
+    return FakeClock()
+
+
+@pytest.fixture
+def server(clock):
+    return PolicyServer(make_policy(), checkpoint="ckpt-1", clock=clock, log=lambda message: None)
+
+
+def test_act_returns_a_float32_chunk(server):
+    status, body = act(server)
+    assert status == 200 and body["action"].dtype == np.float32 and body["action"].shape == (10, 36)
+    np.testing.assert_allclose(body["action"][:, 31], 0.5)
+    np.testing.assert_array_equal(body["action"][:, 32:], 0)
+
+
+def test_one_session_at_a_time_until_release_or_expiry(server, clock):
+    assert act(server, "a")[0] == 200
+    status, body = act(server, "b")
+    assert status == 409 and "another evaluator (session a)" in body["error"] and "--port" in body["error"]
+    assert release(server, "b") == (200, {"released": False})
+    assert release(server, "a") == (200, {"released": True})
+    assert act(server, "b")[0] == 200
+
+    clock.now += 59
+    assert act(server, None)[0] == 409  # a missing session is "anonymous"
+    clock.now += 2
+    assert server.handle("GET", "/info", None)[1]["server_state"]["active_session"] is None
+    assert act(server, None)[0] == 200
+
+
+def test_a_session_is_not_released_while_its_call_is_in_flight(clock):
+    seen = {}
+
+    def predict(req):
+        seen["release"] = release(server, "a")
+        seen["info"] = server.handle("GET", "/info", None)[1]["server_state"]
+        clock.now += 3600  # a call in flight never expires
+        seen["other"] = act(server, "b")[0]
+        return pose_hold.predict(req)
+
+    server = PolicyServer(make_policy(predict), clock=clock, log=lambda message: None)
+    assert act(server, "a")[0] == 200
+    assert seen["release"] == (200, {"released": False})
+    assert seen["info"]["request_in_progress"] and seen["info"]["active_session"] == "a"
+    assert seen["other"] == 409
+
+
+def test_shared_server_accepts_several_sessions(clock):
+    server = PolicyServer(make_policy(), allow_shared=True, clock=clock, log=lambda message: None)
+    assert act(server, "a")[0] == 200 and act(server, "b")[0] == 200
+
+
+@pytest.mark.parametrize("body", [b"{oops", b"[1, 2]", None])
+def test_malformed_requests_are_400(server, body):
+    status, reply = server.handle("POST", "/act", body)
+    assert status == 400 and reply["error"].startswith("Malformed request")
+
+
+def test_exception_names_the_users_file_and_line(tmp_path, clock):
+    (tmp_path / "failing_policy.py").write_text("def predict(request):\n    raise ValueError('bad gripper')\n")
+    logged = []
+    policy = load_policy(f"{tmp_path / 'failing_policy.py'}:predict")
+    server = PolicyServer(policy, clock=clock, log=logged.append)
+    status, body = act(server)
+    assert status == 500 and body == {"error": "ValueError at failing_policy.py:2 in predict: bad gripper"}
+    assert "Traceback (most recent call last)" in logged[0]
+
+
+@pytest.mark.parametrize(
+    "returned, message",
+    [
+        (np.zeros((10, 35)), "Policy must return an array of shape (T, 36) with T >= 1; got shape (10, 35)"),
+        (np.zeros(36), "Policy must return an array of shape (T, 36) with T >= 1; got shape (36,)"),
+        (None, "Policy must return an array of shape (T, 36) with T >= 1; got NoneType"),
+        (
+            np.where(np.arange(4)[:, None] % 2 == 1, np.nan, np.zeros((4, 36))),
+            "Policy returned NaN or infinite values in 2 of 4 rows (first row 1)",
+        ),
+    ],
+)
+def test_bad_returns_are_500_with_the_contract_message(clock, returned, message):
+    server = PolicyServer(make_policy(lambda r: returned), clock=clock, log=lambda m: None)
+    assert act(server) == (500, {"error": message})
+
+
+def test_info_and_unknown_paths(server, clock):
+    status, info = server.handle("GET", "/info", None)
+    assert status == 200
+    assert {k: info[k] for k in ("policy", "action_schema", "diagnostic", "checkpoint", "privileged")} == {
+        "policy": "fake",
+        "action_schema": "decoupled_v1",
+        "diagnostic": False,
+        "checkpoint": "ckpt-1",
+        "privileged": False,
+    }
+    assert info["adapter_sha256"] == "0" * 64
+    assert info["server_state"] == {
+        "exclusive": True,
+        "active_session": None,
+        "request_in_progress": False,
+        "seconds_since_request": None,
+    }
+    act(server, "a")
+    clock.now += 5
+    state = server.handle("GET", "/info", None)[1]["server_state"]
+    assert state["active_session"] == "a" and state["seconds_since_request"] == 5
+    assert server.handle("GET", "/nope", None)[0] == 404
+    assert server.handle("GET", "/act", None)[0] == 405
+
+
+def test_privileged_entries_reach_only_privileged_policies(clock):
+    received = []
+
+    def predict(req):
+        received.append("privileged" in req)
+        return pose_hold.predict(req)
+
+    for privileged in (False, True):
+        server = PolicyServer(make_policy(predict, privileged=privileged), clock=clock, log=lambda m: None)
+        act(server, privileged={"ball_xyz": [0, 0, 0]})
+    assert received == [False, True]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_http_round_trip_sessions_and_privilege():
+    received = []
+
+    def predict(req):
+        received.append(req)
+        return pose_hold.predict(req)
+
+    server = PolicyServer(make_policy(predict, privileged=True), log=lambda m: None)
+    port = server.start(port=0)
+    try:
+        first = HttpPolicyClient("127.0.0.1", port, session="first")
+        assert first.url == f"http://127.0.0.1:{port}"
+        assert first.preflight()["policy"] == "fake"
+        chunk = first.act(request(None, privileged={"secret": 1}))
+        assert chunk.shape == (10, 36) and chunk.dtype == np.float64
+        assert received[0]["session"] == "first" and "privileged" not in received[0]
+
+        second = HttpPolicyClient("127.0.0.1", port, session="second")
+        with pytest.raises(PolicyConnectionError, match="busy serving another evaluator"):
+            second.preflight()
+        with pytest.raises(PolicyError, match="HTTP 409"):
+            second.act(request(None))
+        first.release()
+        assert second.act(request(None)).shape == (10, 36)
+    finally:
+        server.shutdown()
+
+
+def test_preflight_against_a_closed_port():
+    client = HttpPolicyClient("127.0.0.1", free_port(), connect_timeout=1.0)
+    with pytest.raises(PolicyConnectionError, match="no policy server is listening") as info:
+        client.preflight()
+    assert "htb-serve --policy" in str(info.value)
