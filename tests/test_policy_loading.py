@@ -48,7 +48,7 @@ def test_file_reference_imports_sibling_helpers_and_hashes_them(tmp_path):
     assert policy.predict({}) == 1
     assert policy.name == "my_policy:predict" and policy.source == ref
     assert policy.file == policy_file.resolve()
-    assert not policy.diagnostic and not policy.privileged and policy.reset is None
+    assert not policy.diagnostic and not policy.privileged
     assert str(tmp_path) not in sys.path
 
     forget(before)
@@ -78,7 +78,7 @@ def test_module_reference_prefers_the_current_directory(tmp_path, monkeypatch):
     assert policy.predict({}) == "here" and policy.name == "htb_test_adapter:predict"
 
 
-def test_identity_attributes_reset_and_aliases(tmp_path, monkeypatch):
+def test_identity_attributes_and_aliases(tmp_path, monkeypatch):
     write(
         tmp_path / "htb_test_named.py",
         """
@@ -88,15 +88,12 @@ def test_identity_attributes_reset_and_aliases(tmp_path, monkeypatch):
         def predict(request):
             return None
         predict.diagnostic = True
-
-        def reset():
-            pass
         """,
     )
     monkeypatch.chdir(tmp_path)
     policy = load_policy("short", aliases={"short": "htb_test_named:predict"})
     assert (policy.name, policy.source) == ("my-vla", "short")
-    assert policy.diagnostic and policy.privileged and callable(policy.reset)
+    assert policy.diagnostic and policy.privileged
 
 
 def test_pose_hold_example_identifies_itself_as_diagnostic():

@@ -33,14 +33,14 @@ class LoadedPolicy:
     adapter_sha256: str
     diagnostic: bool = False
     privileged: bool = False
-    reset: Callable[[], Any] | None = None
 
 
 def adapter_sha256(files) -> str:
     """Hash of the adapter's source files, stable across machines where the same files are used.
 
     Rule: for each file, sorted by its path relative to the files' common
-    directory, feed ``relative_posix_path + "\\0" + file_bytes`` into one SHA-256.
+    directory, feed ``relative_posix_path + "\\0" + size (8 bytes, big-endian) +
+    file_bytes`` into one SHA-256 (the size keeps file boundaries unambiguous).
     """
     paths = sorted({Path(f).resolve() for f in files})
     if not paths:
@@ -48,7 +48,8 @@ def adapter_sha256(files) -> str:
     root = Path(os.path.commonpath([p.parent for p in paths]))
     digest = hashlib.sha256()
     for path in sorted(paths, key=lambda p: p.relative_to(root).as_posix()):
-        digest.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0" + path.read_bytes())
+        data = path.read_bytes()
+        digest.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0" + len(data).to_bytes(8, "big") + data)
     return digest.hexdigest()
 
 
@@ -117,7 +118,6 @@ def load_policy(ref: str, aliases: dict[str, str] | None = None) -> LoadedPolicy
     file = getattr(defining, "__file__", None) or getattr(module, "__file__", None)
     imported = [getattr(sys.modules[n], "__file__", None) for n in set(sys.modules) - before]
     files = [f for f in imported if f and is_user_file(f) and Path(f).is_file()]
-    reset = getattr(module, "reset", None)
     default_name = f"{Path(module_part).stem if _is_file_ref(module_part) else module_part}:{function}"
     return LoadedPolicy(
         predict=predict,
@@ -127,5 +127,4 @@ def load_policy(ref: str, aliases: dict[str, str] | None = None) -> LoadedPolicy
         adapter_sha256=adapter_sha256(files + ([file] if file else [])),
         diagnostic=bool(_flag(predict, module, "diagnostic", False)),
         privileged=bool(_flag(predict, module, "privileged", False)),
-        reset=reset if callable(reset) else None,
     )

@@ -9,6 +9,8 @@ predicate held for 50 consecutive steps) and truncates at the step budget.
 
 from __future__ import annotations
 
+import string
+
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
@@ -34,7 +36,8 @@ def observation_space() -> spaces.Dict:
         {
             "image": spaces.Box(0, 255, (HEIGHT, WIDTH, 3), np.uint8),
             "state": spaces.Box(-np.inf, np.inf, (contract.STATE_DIM,), np.float32),
-            "instruction": spaces.Text(max_length=256),
+            # The default charset is alphanumeric only, which excludes the instructions' spaces.
+            "instruction": spaces.Text(max_length=256, charset=string.printable),
         }
     )
 
@@ -65,7 +68,8 @@ class HumanoidToolBenchEnv(gym.Env):
 
     def step(self, action):
         row = np.asarray(action, dtype=np.float64).reshape(contract.ACTION_DIM)
-        result = self.episode.step(row, chunk_last_height=row[31])
+        self.episode.previous_height = float(row[31])  # each step's row is its own chunk
+        result = self.episode.step(row)
         terminated = result.success
         truncated = not terminated and self.episode.steps >= self.max_steps
         info = {

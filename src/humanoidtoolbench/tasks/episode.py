@@ -15,6 +15,7 @@ import numpy as np
 from ..control import contract
 from ..control.assisted import AssistedController
 from ..control.base import Controller
+from ..robot.joints import PELVIS
 from ..sim import scene
 from ..sim.simulation import Simulation, home_upper_pose
 from . import bench, markers
@@ -74,9 +75,8 @@ class TaskEpisode:
         self.controller = controller or AssistedController()
         self.sim = Simulation(build_scene(self.layout, self.controller, detail), self.controller)
         m = self.sim.model
-        self._object_dofs = np.array(
-            [m.jnt_dofadr[j] + k for j in range(m.njnt) if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE for k in range(6)]
-        )
+        robot = set(subtree_bodies(m, m.body(PELVIS).id))
+        self._object_dofs = np.array([d for d in range(m.nv) if m.dof_bodyid[d] not in robot])
         owners = {p.name: subtree_bodies(m, m.body(p.name).id) for p in self.layout.items if p.role != ICE}
         blocks = [p.name for p in self.layout.by_role(ICE)]
         if blocks:
@@ -105,6 +105,8 @@ class TaskEpisode:
     def reset(self) -> None:
         """Place the robot, let the scene come to rest, take the metric baselines."""
         home = home_upper_pose()
+        if self.fracture is not None:
+            self.fracture.reset()  # fractures change the model, which a data reset leaves alone
         self.sim.reset(self.layout.spawn, home)
         hold = contract.decode(np.concatenate([home, [contract.DEFAULT_BASE_HEIGHT, 0, 0, 0, 0]]))
         for k in range(1, SETTLE_MAX_STEPS + 1):
@@ -123,13 +125,12 @@ class TaskEpisode:
     def state(self) -> np.ndarray:
         return self.sim.state.read(self.data, self.previous_height)
 
-    def step(self, row: np.ndarray, chunk_last_height: float | None = None) -> StepResult:
-        """Execute one command row; `chunk_last_height` is slot 31 of the chunk's last row."""
+    def step(self, row: np.ndarray) -> StepResult:
+        """Execute one command row. (Callers set `previous_height`, the state's slot 31, to
+        slot 31 of the last row of each chunk as they receive it.)"""
         self.sim.step(contract.decode(row))
-        if chunk_last_height is not None:
-            self.previous_height = float(chunk_last_height)
         if self.fracture is not None:
-            self.fracture.update(self.data)
+            self.fracture.update(self.data)  # the impact rule samples once per command, as published
         self.steps += 1
         values = self.metrics.update(self.data, self.sim.base_pose())
         ok = self.metrics.success(values)

@@ -1,11 +1,13 @@
 """Ice blocks that break when a tool hits them hard enough.
 
-Rule (checked once per 50 Hz control step): a block breaks when the normal
-force of a contact with any tool body, multiplied by the 0.005 s physics
-step, reaches 0.042 N s while that tool body was closing on the block at
-0.5 m/s or faster. The closing speed is the one measured while the tool was
-not yet touching the block, so a tool resting on the ice cannot break it.
-Hands and other objects never break ice.
+Rule (checked after every 0.005 s physics step; `TaskEpisode.step` passes
+`IceFracture.update` to `Simulation.step`): a block breaks when the normal
+force of a contact with any tool body, multiplied by the physics step,
+reaches 0.042 N s while that tool body was closing on the block at 0.5 m/s or
+faster. The closing speed is the one measured while the tool was not yet
+touching the block, so a tool resting on the ice cannot break it. Hands and
+other objects never break ice. A rigid hammer's blow can last a single
+physics step, so a check once per 50 Hz command would miss most of them.
 
 Each block has eight shards (its octants), built with the block but parked
 out of sight without contacts. At the break they take the block's place and
@@ -30,7 +32,9 @@ ICE_RGBA = (0.72, 0.88, 1.0, 0.65)
 IMPULSE_THRESHOLD = 0.042  # N s
 CLOSING_SPEED_MIN = 0.5  # m/s
 SCATTER_MIN = 0.03  # m
-SHARD_OUTWARD_SPEED = 0.4  # m/s
+# Fast enough that the shards, sliding on the bench (friction 2), spread well past SCATTER_MIN:
+# at 0.4 m/s they stopped at 0.012-0.014 m, at 0.6 m/s at 0.028-0.033 m, at 0.8 m/s ~0.10 m.
+SHARD_OUTWARD_SPEED = 0.8  # m/s
 PARK_DEPTH = -3.0  # z where inactive bodies wait, below the floor
 OFFSETS = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float) * ICE_SIZE / 4
 
@@ -113,16 +117,35 @@ class IceFracture:
                     shard_dof=[model.jnt_dofadr[model.joint(f"{s}_joint").id] for s in shards],
                 )
             )
+        geoms = [g for b in self.blocks for g in (b.geom, *b.shard_geoms)]
+        bodies = [i for b in self.blocks for i in (b.body, *b.shard_bodies)]
+        # What a fracture changes in the model, as compiled (see `reset`).
+        self._compiled = {
+            name: (idx, getattr(model, name)[idx].copy())
+            for name, idx in (("geom_contype", geoms), ("geom_conaffinity", geoms), ("geom_rgba", geoms),
+                              ("body_contype", bodies), ("body_conaffinity", bodies), ("body_gravcomp", bodies))
+        }
         self._geom_block = {b.geom: i for i, b in enumerate(self.blocks)}
         self._tool_set = set(self.tool_bodies)
         self._force = np.zeros(6)
         self._vel = np.zeros(6)
         self.peak_impulse = 0.0
 
-    # -- per control step ------------------------------------------------
+    def reset(self) -> None:
+        """Make every block whole again in the model; reset the data afterwards."""
+        for name, (idx, values) in self._compiled.items():
+            getattr(self.model, name)[idx] = values
+        for b in self.blocks:
+            b.fractured, b.fracture_radii = False, None
+            b.approach.clear()
+        self.peak_impulse = 0.0
+
+    # -- per physics step ------------------------------------------------
     def update(self, data: mujoco.MjData) -> None:
         m = self.model
-        touching: set[tuple[int, int]] = set()
+        # Normal force between each tool body and each block, summed over their contact points
+        # (how many points MuJoCo makes for one face-on hit is an artefact of the geometry).
+        force: dict[tuple[int, int], float] = {}
         for i in range(data.ncon):
             g1, g2 = data.contact.geom[i]
             block = self._geom_block.get(g1, self._geom_block.get(g2))
@@ -131,13 +154,14 @@ class IceFracture:
             other = m.geom_bodyid[g2 if g1 == self.blocks[block].geom else g1]
             if other not in self._tool_set:
                 continue
-            touching.add((block, other))
+            mujoco.mj_contactForce(m, data, i, self._force)
+            force[block, other] = force.get((block, other), 0.0) + abs(self._force[0])
+        for (block, tool), normal in force.items():
             b = self.blocks[block]
             if b.fractured:
                 continue
-            mujoco.mj_contactForce(m, data, i, self._force)
-            impulse = abs(self._force[0]) * m.opt.timestep
-            speed = b.approach.get(other, 0.0)
+            impulse = normal * m.opt.timestep
+            speed = b.approach.get(tool, 0.0)
             if speed >= CLOSING_SPEED_MIN:
                 self.peak_impulse = max(self.peak_impulse, impulse)
             if breaks(impulse, speed):
@@ -146,7 +170,7 @@ class IceFracture:
             if b.fractured:
                 continue
             for tool in self.tool_bodies:
-                if (bi, tool) not in touching:
+                if (bi, tool) not in force:
                     b.approach[tool] = self._closing_speed(data, tool, b)
 
     def _closing_speed(self, data: mujoco.MjData, tool: int, block: _Block) -> float:
@@ -175,13 +199,16 @@ class IceFracture:
             data.qpos[qa + 3 : qa + 7] = quat
             data.qvel[da : da + 3] = lin + np.cross(ang, r) + SHARD_OUTWARD_SPEED * r / np.linalg.norm(r)
             data.qvel[da + 3 : da + 6] = ang
-            g = b.shard_geoms[k]
-            m.geom_contype[g] = collision.OBJECT
-            m.geom_conaffinity[g] = collision.PARTNERS[collision.OBJECT]
+            g, body = b.shard_geoms[k], b.shard_bodies[k]
+            # The broad phase also filters on the body-level flags compiled from the (then
+            # contactless) geoms: without them the shards fall through the bench.
+            m.geom_contype[g] = m.body_contype[body] = collision.OBJECT
+            m.geom_conaffinity[g] = m.body_conaffinity[body] = collision.PARTNERS[collision.OBJECT]
             m.geom_rgba[g] = ICE_RGBA
-            m.body_gravcomp[b.shard_bodies[k]] = 0.0
+            m.body_gravcomp[body] = 0.0
         # The whole block leaves the scene where the shards came from.
         m.geom_contype[b.geom] = m.geom_conaffinity[b.geom] = 0
+        m.body_contype[b.body] = m.body_conaffinity[b.body] = 0
         m.geom_rgba[b.geom, 3] = 0.0
         m.body_gravcomp[b.body] = 1.0
         data.qpos[b.qpos : b.qpos + 3] = (pos[0], pos[1], PARK_DEPTH + 1.0)

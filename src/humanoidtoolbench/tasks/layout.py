@@ -173,7 +173,9 @@ def _task_objects(condition: Condition, rng: np.random.Generator, spawn_xy: np.n
             side = 1.0 if rng.random() < 0.5 else -1.0
             if not -0.78 <= ball[0] + side * d <= -0.16:
                 side = -side
-            ring = (ball[0] + side * d, ball[1] + float(rng.uniform(-0.03, 0.03)))
+            dy = float(rng.uniform(-0.03, 0.03))
+            # The ring centre lies d from the ball, mostly along the bench (x).
+            ring = (ball[0] + side * math.sqrt(d * d - dy * dy), ball[1] + dy)
         items = [Placement(BALL, BALL, ball, 0.0, (BALL_RADIUS, BALL_RADIUS))]
         spot = (ring[0], sy) if level2 else tuple(spawn_xy)
         return items, ring, spot

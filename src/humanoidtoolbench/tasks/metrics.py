@@ -82,7 +82,8 @@ class EpisodeMetrics:
         self.reached = False
         self.first_move = 0
 
-    def update(self, data: mujoco.MjData, base: BasePose) -> dict[str, float | int | bool]:
+    def _observe_contacts(self, data: mujoco.MjData) -> None:
+        """Latch this step's contact events (touches, tools on targets)."""
         pairs = self.contacts.pairs(data)
         touched = self._touched_by_hands(pairs)
         if touched and self.first_touch < 0:
@@ -95,6 +96,8 @@ class EpisodeMetrics:
         if DECOY in self.contacts.code:
             self.wrong_tool_hit |= self._hits_target(pairs, DECOY)
 
+    def update(self, data: mujoco.MjData, base: BasePose) -> dict[str, float | int | bool]:
+        self._observe_contacts(data)
         lift = float(data.qpos[self.bodies.tool + 2]) - self.tool_z0
         values: dict[str, float | int | bool] = {
             "tool_lift": lift,

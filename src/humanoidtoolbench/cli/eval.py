@@ -1,0 +1,186 @@
+"""`htb-eval`: evaluate a policy on one condition or all 18, with the public protocol's defaults."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from pathlib import Path
+
+from ..eval.settings import MAX_STEPS_LIMIT, EvalSettings
+from ..policies.builtin import BUILTIN_POLICIES, builtin_checkpoint
+from ..policies.errors import PolicyConnectionError, PolicyLoadError
+from ..robot import assets
+from ..tasks.registry import CONDITIONS, DEFAULT_ENV, EPISODES, MAX_STEPS, SEED_START, UnknownEnvironment, parse
+
+DEFAULT_OUTPUT = "htb-results"
+DEFAULT_PORT = 21000
+
+
+class UsageError(Exception):
+    """Bad input: reported as one line, exit status 2, before anything is simulated."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="htb-eval",
+        description="Evaluate a policy on HumanoidToolBench conditions. The defaults are the standard protocol "
+        f"({EPISODES} episodes from seed {SEED_START}, {MAX_STEPS} steps); anything else is a diagnostic run.",
+    )
+    p.add_argument("env", nargs="?", default=DEFAULT_ENV, help=f"condition ID (prefix optional) or 'all' (default {DEFAULT_ENV})")
+    p.add_argument("--list-envs", action="store_true", help="print the 18 condition IDs in the order 'all' runs them")
+    p.add_argument("--dry-run", action="store_true", help="print the settings; start no simulation, contact no server")
+    p.add_argument("--episodes", type=int, default=EPISODES)
+    p.add_argument("--seed-start", type=int, default=SEED_START)
+    p.add_argument("--max-steps", type=int, default=MAX_STEPS, help=f"1 to {MAX_STEPS_LIMIT}")
+    p.add_argument("--output", default=DEFAULT_OUTPUT, help=f"results directory (default {DEFAULT_OUTPUT})")
+    p.add_argument("--rerun", action="store_true", help="evaluate again even where a matching validated result exists")
+    src = p.add_argument_group("policy source (choose one)")
+    src.add_argument(
+        "--policy",
+        metavar="REF",
+        help=f"MODULE:FUNCTION, path/to/file.py:FUNCTION, or a built-in: {', '.join(BUILTIN_POLICIES)}",
+    )
+    src.add_argument("--checkpoint", help="identifier of the policy's weights, recorded in results (with --policy)")
+    src.add_argument("--host", help="address of a running policy server")
+    src.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"policy server port (default {DEFAULT_PORT})")
+    p.add_argument("--no-video", action="store_true", help="skip the cameras (diagnostic: results are not reportable)")
+    return p
+
+
+def _conditions(env: str):
+    if env.strip().lower() == "all":
+        return list(CONDITIONS)
+    try:
+        return [parse(env)]
+    except UnknownEnvironment as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _check_numbers(args) -> None:
+    if not 1 <= args.max_steps <= MAX_STEPS_LIMIT:
+        raise UsageError(f"--max-steps must be between 1 and {MAX_STEPS_LIMIT}, got {args.max_steps}")
+    if args.episodes < 1:
+        raise UsageError(f"--episodes must be at least 1, got {args.episodes}")
+    if args.seed_start < 0:
+        raise UsageError(f"--seed-start must be non-negative, got {args.seed_start}")
+    if not 1 <= args.port <= 65535:
+        raise UsageError(f"--port must be between 1 and 65535, got {args.port}")
+
+
+def _check_source(args) -> None:
+    if args.policy and args.host:
+        raise UsageError("--policy and --host are alternative policy sources; give one")
+    if not args.policy and not args.host:
+        raise UsageError(f"choose a policy: --policy REF (built-in: {', '.join(BUILTIN_POLICIES)}) or --host HOST [--port PORT]")
+    if args.host and args.checkpoint:
+        raise UsageError("--checkpoint goes with --policy; a policy server reports its own checkpoint")
+
+
+def _open_policy(args):
+    """Load the in-process policy or pre-flight the server, before any simulation."""
+    from ..eval.policy_source import HttpPolicy, InProcessPolicy
+    from ..policies.http_client import HttpPolicyClient
+    from ..policies.loader import load_policy
+
+    if args.host:
+        client = HttpPolicyClient(args.host, args.port)
+        return HttpPolicy(client, client.preflight())
+    loaded = load_policy(args.policy, aliases=BUILTIN_POLICIES)
+    checkpoint = args.checkpoint or (builtin_checkpoint(args.policy) if args.policy in BUILTIN_POLICIES else None)
+    return InProcessPolicy(loaded, checkpoint)
+
+
+def _dry_run(args, conditions, settings_of) -> None:
+    source = f"--policy {args.policy}" if args.policy else f"server http://{args.host}:{args.port}"
+    print(f"policy source: {source} (not loaded or contacted in a dry run)")
+    print(f"output: {Path(args.output).resolve()}")
+    for k, cond in enumerate(conditions, 1):
+        s = settings_of(cond)
+        reasons = s.diagnostic_reasons()
+        seeds = f"{s.seeds[0]}..{s.seeds[-1]}" if len(s.seeds) > 1 else str(s.seeds[0])
+        print(
+            f"[{k}/{len(conditions)}] {cond.env_id}: {s.episodes} episodes, seeds {seeds}, {s.max_steps} steps, "
+            f"{'videos of ' + ', '.join(s.cameras) if s.record_video else 'no video'}; instruction {cond.instruction!r}; "
+            + ("standard protocol" if not reasons else "diagnostic: " + "; ".join(reasons))
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.list_envs:
+        print("\n".join(c.env_id for c in CONDITIONS))
+        return 0
+    try:
+        conditions = _conditions(args.env)
+        _check_numbers(args)
+        _check_source(args)
+    except UsageError as exc:
+        print(f"htb-eval: {exc}", file=sys.stderr)
+        return 2
+
+    def settings_of(cond):
+        return EvalSettings(cond, args.episodes, args.seed_start, args.max_steps, record_video=not args.no_video)
+
+    if args.dry_run:
+        _dry_run(args, conditions, settings_of)
+        return 0
+    try:
+        assets.installed()
+        policy = _open_policy(args)
+    except (assets.AssetError, PolicyLoadError, PolicyConnectionError) as exc:
+        print(f"htb-eval: {exc}", file=sys.stderr)
+        return 2
+    if not policy.info.get("checkpoint"):
+        print("htb-eval: warning: no checkpoint identifier; results record checkpoint null, are not reportable and are never resumed (pass --checkpoint)", file=sys.stderr)
+    try:
+        return _evaluate(args, conditions, settings_of, policy)
+    except KeyboardInterrupt:
+        print("htb-eval: interrupted; run the same command again to continue where it stopped", file=sys.stderr)
+        return 130
+    finally:
+        policy.close()
+
+
+def _evaluate(args, conditions, settings_of, policy) -> int:
+    from ..eval.condition import evaluate_condition
+    from ..eval.progress import ProgressReporter
+    from ..eval.summary import summary_row, write_summary
+
+    output = Path(args.output)
+    progress = ProgressReporter()
+    failed, rows = [], []
+    for k, cond in enumerate(conditions, 1):
+        label = f"[{k}/{len(conditions)}] {cond.name}" if len(conditions) > 1 else cond.name
+        try:
+            outcome = evaluate_condition(settings_of(cond), policy, output, progress, rerun=args.rerun, label=label)
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:
+            failed.append(cond.name)
+            rows.append(summary_row(cond.env_id, None, None))
+            progress.message(f"{label}: FAILED: {type(exc).__name__}: {exc}")
+            progress.message(traceback.format_exc().rstrip())
+            runs = sorted((output / cond.name).glob("run-*"))
+            if runs:
+                progress.message(f"{label}: run directory kept for inspection: {runs[-1]} (log: {runs[-1] / 'eval_latest.log'})")
+            continue
+        r = outcome.result
+        rows.append(summary_row(cond.env_id, r, str(outcome.run.result_path)))
+        flag = "reportable" if r["reportable"] else "not reportable: " + "; ".join(r["reasons"])
+        progress.message(f"{label}: {r['successes']}/{r['episodes']} successes ({flag}) -> {outcome.run.result_path}")
+    if len(conditions) > 1:
+        summary = write_summary(output, rows)
+        mean = summary.get("mean_success_rate")
+        progress.message(
+            f"summary: {output / 'summary.md'}"
+            + (f"; unweighted mean success rate {mean:.3f}" if mean is not None else "; incomplete, no mean")
+        )
+    if failed:
+        progress.message(f"{len(failed)} condition(s) failed: {', '.join(failed)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

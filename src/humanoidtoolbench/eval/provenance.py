@@ -1,0 +1,193 @@
+"""What produced a result: policy, source code, robot asset, runtime and dependencies.
+
+A result is comparable with another (or resumable) only when these match;
+`fingerprint` collects them and `fingerprint_differences` says in words what
+changed. Source and dependency hashes are computed once per process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata as metadata
+import json
+import os
+import platform
+import re
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+
+import av
+import mujoco
+import numpy
+
+import humanoidtoolbench
+
+from ..sim import render
+
+PACKAGE_ROOT = Path(humanoidtoolbench.__file__).resolve().parent
+DISTRIBUTION = "humanoidtoolbench"
+GIT_TIMEOUT_S = 5
+ENV_VARS = (
+    "MUJOCO_GL",
+    "PYOPENGL_PLATFORM",
+    "MUJOCO_EGL_DEVICE_ID",
+    "HUMANOIDTOOLBENCH_FORCE_CPU",
+    "HUMANOIDTOOLBENCH_GPU",
+    "CUDA_VISIBLE_DEVICES",
+    "OMP_NUM_THREADS",
+)
+_VERSION_LABELS = {"python": "Python", "mujoco": "MuJoCo", "numpy": "NumPy", "av": "PyAV"}
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _source_hashes() -> tuple[tuple[str, str], ...]:
+    files = (
+        p
+        for p in PACKAGE_ROOT.rglob("*")
+        if p.suffix in (".py", ".json") and p.is_file() and "__pycache__" not in p.parts
+    )
+    return tuple(sorted((p.relative_to(PACKAGE_ROOT).as_posix(), _sha256(p.read_bytes())) for p in files))
+
+
+def source_hashes() -> dict[str, str]:
+    """SHA-256 of every .py and .json file of the package, by path relative to the package."""
+    return dict(_source_hashes())
+
+
+def source_digest(hashes: dict[str, str]) -> str:
+    return _sha256(json.dumps(hashes, sort_keys=True, separators=(",", ":")).encode())
+
+
+def _git(*args: str) -> str | None:
+    """Output of a read-only git command in the package directory, or None if it fails."""
+    try:
+        out = subprocess.run(
+            ["git", "--no-optional-locks", "-C", str(PACKAGE_ROOT), *args],
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT_S,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout if out.returncode == 0 else None
+
+
+def code_info() -> dict:
+    """Package version and, for a git checkout that tracks this package, its commit and dirtiness.
+
+    `--no-optional-locks` keeps `git status` from rewriting the index, which
+    could collide with someone committing in the same tree.
+    """
+    info = {"package_version": humanoidtoolbench.__version__, "git_commit": None, "git_dirty": None}
+    head = _git("rev-parse", "HEAD")
+    # A site-packages install inside some other repository must not borrow its commit.
+    tracked = _git("ls-files", "--", "__init__.py")
+    if head and tracked and tracked.strip():
+        status = _git("status", "--porcelain", "--untracked-files=no")
+        info["git_commit"] = head.strip()
+        info["git_dirty"] = None if status is None else bool(status.strip())
+    return info
+
+
+def runtime_versions() -> dict:
+    return {
+        "python": platform.python_version(),
+        "mujoco": mujoco.__version__,
+        "numpy": numpy.__version__,
+        "av": av.__version__,
+    }
+
+
+def _normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _requirement_names(dist: str) -> list[str]:
+    """Names a distribution requires in this environment, extras excluded."""
+    reqs = metadata.requires(dist) or []
+    try:
+        from packaging.requirements import Requirement
+    except ImportError:  # without packaging: drop extra-only requirements, keep the rest
+        return [re.match(r"[A-Za-z0-9._-]+", r).group() for r in reqs if "extra" not in r.partition(";")[2]]
+    names = []
+    for text in reqs:
+        req = Requirement(text)
+        if req.marker is None or req.marker.evaluate({"extra": ""}):
+            names.append(req.name)
+    return names
+
+
+@lru_cache(maxsize=1)
+def _dependency_lock() -> tuple[tuple[str, str], ...]:
+    versions: dict[str, str] = {}
+    pending = _requirement_names(DISTRIBUTION)
+    while pending:
+        name = _normalise(pending.pop())
+        if name in versions:
+            continue
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+            continue
+        pending += _requirement_names(name)
+    return tuple(sorted(versions.items()))
+
+
+def dependency_lock() -> dict[str, str]:
+    """Installed version of every distribution humanoidtoolbench transitively requires."""
+    return dict(_dependency_lock())
+
+
+def lock_sha256() -> str:
+    """Stands in for a lock file hash: sha256 of the sorted 'name==version' lines."""
+    return _sha256("\n".join(f"{n}=={v}" for n, v in _dependency_lock()).encode())
+
+
+def execution_environment() -> dict:
+    """Where the run happened; informative only, not part of the fingerprint."""
+    return {
+        "render": render.backend_info(),
+        "env": {k: os.environ.get(k) for k in ENV_VARS},
+        "cpu_count": os.cpu_count(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+    }
+
+
+def fingerprint(policy_identity: dict, manifest_sha256: str) -> dict:
+    """Everything that must match for two sets of episodes to belong to one result."""
+    return {
+        "policy": policy_identity,
+        "source_digest": source_digest(source_hashes()),
+        "asset_manifest_sha256": manifest_sha256,
+        "versions": runtime_versions(),
+        "lock_sha256": lock_sha256(),
+    }
+
+
+def fingerprint_differences(old: dict, new: dict) -> list[str]:
+    """Why two fingerprints differ, one reason per changed field; empty when equal."""
+    reasons = []
+    old_policy, new_policy = old.get("policy") or {}, new.get("policy") or {}
+    for key in sorted(set(old_policy) | set(new_policy)):
+        if old_policy.get(key) != new_policy.get(key):
+            reasons.append(f"policy {key} changed: {old_policy.get(key)!r} -> {new_policy.get(key)!r}")
+    if old.get("source_digest") != new.get("source_digest"):
+        reasons.append("source digest changed")
+    if old.get("asset_manifest_sha256") != new.get("asset_manifest_sha256"):
+        reasons.append("robot asset manifest changed")
+    old_v, new_v = old.get("versions") or {}, new.get("versions") or {}
+    for key in sorted(set(old_v) | set(new_v)):
+        if old_v.get(key) != new_v.get(key):
+            reasons.append(f"{_VERSION_LABELS.get(key, key)} version changed: {old_v.get(key)} -> {new_v.get(key)}")
+    if old.get("lock_sha256") != new.get("lock_sha256"):
+        reasons.append("dependency lock changed")
+    known = {"policy", "source_digest", "asset_manifest_sha256", "versions", "lock_sha256"}
+    reasons += [f"{k} changed" for k in sorted((set(old) | set(new)) - known) if old.get(k) != new.get(k)]
+    return reasons

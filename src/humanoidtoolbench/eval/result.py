@@ -1,0 +1,84 @@
+"""benchmark_result.json: the score of a validated run and everything that produced it."""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+from ..robot import assets
+from ..sim.render import backend_info
+from . import provenance
+from .settings import CONTROL_HZ, PROTOCOL, EvalSettings
+
+
+def policy_reasons(policy_info: dict) -> list[str]:
+    """Why a policy's results cannot be reported, whatever the settings."""
+    reasons = []
+    if policy_info.get("diagnostic"):
+        reasons.append(f"policy {policy_info.get('policy')!r} is a diagnostic example")
+    if policy_info.get("privileged"):
+        reasons.append("the policy read privileged simulator state")
+    if not policy_info.get("checkpoint"):
+        reasons.append("no checkpoint identifier (pass --checkpoint)")
+    return reasons
+
+
+def chunk_size(summaries: list[dict]) -> int | list[int] | None:
+    sizes = sorted({n for s in summaries for n in s.get("chunk_lengths", [])})
+    return sizes[0] if len(sizes) == 1 else (sizes or None)
+
+
+def build_result(
+    settings: EvalSettings,
+    run_path,
+    policy_info: dict,
+    fingerprint: dict,
+    summaries: list[dict],
+    wall_seconds: float,
+) -> dict:
+    summaries = sorted(summaries, key=lambda s: s["seed"])
+    successes = sum(bool(s["success"]) for s in summaries)
+    reasons = settings.diagnostic_reasons() + policy_reasons(policy_info)
+    robot = assets.installed()
+    hashes = provenance.source_hashes()
+    return {
+        "protocol": PROTOCOL,
+        "status": "validated",
+        "env_id": settings.condition.env_id,
+        "condition": settings.condition.name,
+        "configuration": settings.config(),
+        "seeds": settings.seeds,
+        "episodes": len(summaries),
+        "successes": successes,
+        "success_rate": successes / len(summaries),
+        "reportable": not reasons,
+        "reasons": reasons,
+        "policy_info": {**policy_info, "chunk_size": chunk_size(summaries)},
+        "controller": settings.controller,
+        "control_hz": CONTROL_HZ,
+        "action_schema": settings.config()["action_schema"],
+        "outcomes": [{"seed": s["seed"], "success": s["success"], "step": s["step"], "outcome": s["outcome"]} for s in summaries],
+        "videos": [
+            {"path": v["path"], "frames": v["frames"], "sha256": v["sha256"], "decoded_sha256": v["decoded_sha256"]}
+            for s in summaries
+            for v in s.get("videos", [])
+        ],
+        "source_sha256": hashes,
+        "source_digest": provenance.source_digest(hashes),
+        "assets": {
+            "name": robot.record["name"],
+            "upstream": robot.record["upstream"],
+            "visual_detail": settings.visual_detail,
+            "manifest_sha256": robot.manifest_sha256(settings.visual_detail),
+        },
+        "lock_sha256": provenance.lock_sha256(),
+        "code": provenance.code_info(),
+        "python": provenance.runtime_versions()["python"],
+        "versions": provenance.runtime_versions(),
+        "execution_environment": provenance.execution_environment(),
+        "render": backend_info(),
+        "fingerprint": fingerprint,
+        "run_dir": str(run_path.resolve()),
+        "wall_seconds": round(wall_seconds, 3),
+        "episodes_per_second": round(len(summaries) / wall_seconds, 5) if wall_seconds > 0 else None,
+        "finished_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }

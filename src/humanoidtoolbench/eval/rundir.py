@@ -1,0 +1,98 @@
+"""The run directory of one condition: `<output>/<Condition>/run-<id>/`.
+
+    evaluation_config.json   settings, fingerprint and policy identity
+    policy_info.json
+    eval_latest.log
+    summaries/episode_<seed>.json     written last: its presence marks the episode complete
+    metrics/episode_<seed>.jsonl      one line per control step
+    videos/episode_<seed>/<camera>.mp4
+    benchmark_result.json    written only after validation
+
+Every file is written atomically or under a `.partial` name, so a crash
+leaves either complete files or partial ones that a rerun removes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import time
+from pathlib import Path
+
+from ..record.files import write_json_atomic
+
+CONFIG = "evaluation_config.json"
+POLICY_INFO = "policy_info.json"
+LOG = "eval_latest.log"
+RESULT = "benchmark_result.json"
+
+
+class RunDir:
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+
+    @classmethod
+    def create(cls, output: Path, condition_name: str) -> "RunDir":
+        parent = Path(output) / condition_name
+        parent.mkdir(parents=True, exist_ok=True)
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+        while True:
+            path = parent / f"run-{stamp}-{secrets.token_hex(3)}"
+            try:
+                path.mkdir()
+                return cls(path)
+            except FileExistsError:
+                continue
+
+    @staticmethod
+    def all_runs(output: Path, condition_name: str) -> list["RunDir"]:
+        """Runs of a condition, newest first."""
+        parent = Path(output) / condition_name
+        runs = sorted(parent.glob("run-*"), key=lambda p: p.name, reverse=True) if parent.is_dir() else []
+        return [RunDir(p) for p in runs if p.is_dir()]
+
+    # -- paths -------------------------------------------------------------
+    def summary(self, seed: int) -> Path:
+        return self.path / "summaries" / f"episode_{seed}.json"
+
+    def metrics(self, seed: int) -> Path:
+        return self.path / "metrics" / f"episode_{seed}.jsonl"
+
+    def videos(self, seed: int) -> Path:
+        return self.path / "videos" / f"episode_{seed}"
+
+    @property
+    def config_path(self) -> Path:
+        return self.path / CONFIG
+
+    @property
+    def result_path(self) -> Path:
+        return self.path / RESULT
+
+    @property
+    def log_path(self) -> Path:
+        return self.path / LOG
+
+    # -- contents ----------------------------------------------------------
+    def read_json(self, name: str) -> dict | None:
+        try:
+            return json.loads((self.path / name).read_text())
+        except (OSError, json.JSONDecodeError):
+            return None
+
+    def write_json(self, name: str, obj) -> Path:
+        return write_json_atomic(self.path / name, obj)
+
+    def completed_seeds(self) -> set[int]:
+        return {int(p.stem.split("_", 1)[1]) for p in (self.path / "summaries").glob("episode_*.json")}
+
+    def read_summary(self, seed: int) -> dict:
+        return json.loads(self.summary(seed).read_text())
+
+    def discard_episode(self, seed: int) -> None:
+        """Remove what an interrupted episode left behind."""
+        shutil.rmtree(self.videos(seed), ignore_errors=True)
+        for p in (self.metrics(seed), self.metrics(seed).with_name(self.metrics(seed).name + ".partial")):
+            p.unlink(missing_ok=True)

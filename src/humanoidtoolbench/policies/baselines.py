@@ -1,0 +1,45 @@
+"""Floor baselines: what a score means when nothing is learned.
+
+`zero` sends the all-zero action (every joint target 0, base height 0, which
+the controller clamps to its lowest height, no navigation). `random` sends
+uniform joint targets within the action table's ranges, the default base
+height and no navigation, from a generator seeded by the episode seed, so a
+seed always gives the same actions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..control import contract
+from ..robot.joints import BY_NAME
+
+CHUNK = 10
+_LO = np.array([BY_NAME[n].lo for n in contract.JOINT_SLOTS])
+_HI = np.array([BY_NAME[n].hi for n in contract.JOINT_SLOTS])
+EPISODE_SEED_KEY = "humanoidtoolbench_episode_seed"
+
+
+def zero(request: dict) -> np.ndarray:
+    return np.zeros((1, contract.ACTION_DIM), dtype=np.float32)
+
+
+zero.policy_name = "zero"
+
+
+class RandomPolicy:
+    policy_name = "random"
+
+    def __init__(self) -> None:
+        self._rng = np.random.default_rng(0)
+
+    def __call__(self, request: dict) -> np.ndarray:
+        if request.get("history", {}).get("reset", False):
+            self._rng = np.random.default_rng(int(request.get(EPISODE_SEED_KEY, 0)))
+        chunk = np.zeros((CHUNK, contract.ACTION_DIM), dtype=np.float32)
+        chunk[:, :31] = self._rng.uniform(_LO, _HI, size=(CHUNK, 31))
+        chunk[:, 31] = contract.DEFAULT_BASE_HEIGHT
+        return chunk
+
+
+random_policy = RandomPolicy()

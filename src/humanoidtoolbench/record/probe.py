@@ -1,0 +1,97 @@
+"""Facts about a written video, established by decoding every frame once.
+
+Validation trusts what decoding shows, not what the writer meant to write:
+codec, size, rate, frame count, timestamps, whether anything but black was
+drawn, and two hashes that tie the facts to the file bytes and to the
+decoded pixels. Decoding is single-threaded and aborts on any bitstream
+error, since FFmpeg otherwise conceals damage and returns plausible frames.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import asdict, dataclass, fields
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+
+
+class VideoError(ValueError):
+    """A video that cannot be opened or decoded; the message is one line naming the file."""
+
+
+@dataclass(frozen=True)
+class VideoFacts:
+    codec: str
+    width: int
+    height: int
+    fps: float
+    frames: int
+    sha256: str  # of the file bytes
+    decoded_sha256: str  # over all decoded RGB24 frames, in order
+    max_pixel: int  # over all frames and channels; <= 1 means black
+    pts_ok: bool  # frame i is presented at i / fps
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, obj: dict) -> "VideoFacts":
+        """Inverse of `to_json`, ignoring other keys; KeyError names a missing field."""
+        return cls(**{f.name: obj[f.name] for f in fields(cls)})
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def probe_video(path: str | os.PathLike) -> VideoFacts:
+    path = Path(path)
+    try:
+        return _probe(path)
+    except (av.FFmpegError, OSError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise VideoError(" ".join(f"{path}: cannot decode video: {reason}".splitlines())) from None
+
+
+def _probe(path: Path) -> VideoFacts:
+    digest = file_sha256(path)
+    with av.open(str(path)) as container:
+        if not container.streams.video:
+            raise VideoError(f"{path}: no video stream")
+        stream = container.streams.video[0]
+        stream.thread_type = "NONE"
+        stream.codec_context.thread_count = 1
+        stream.codec_context.options = {"err_detect": "explode"}
+        rate = stream.average_rate or Fraction(0)
+        pixels = hashlib.sha256()
+        max_pixel, frames, pts_ok = 0, 0, rate > 0
+        for frame in container.decode(stream):
+            rgb = frame.to_ndarray(format="rgb24")
+            pixels.update(np.ascontiguousarray(rgb))  # rows may be padded
+            if max_pixel < 255:  # once saturated the maximum cannot change
+                max_pixel = max(max_pixel, int(rgb.max()))
+            pts_ok = pts_ok and frame.pts is not None and frame.pts * stream.time_base * rate == frames
+            frames += 1
+        if frames == 0:
+            raise VideoError(f"{path}: no frames decoded")
+        if stream.frames and stream.frames != frames:
+            raise VideoError(f"{path}: decoded {frames} frames but the container lists {stream.frames}")
+        return VideoFacts(
+            codec=stream.codec_context.name,
+            width=stream.codec_context.width,
+            height=stream.codec_context.height,
+            fps=float(rate),
+            frames=frames,
+            sha256=digest,
+            decoded_sha256=pixels.hexdigest(),
+            max_pixel=max_pixel,
+            pts_ok=bool(pts_ok),
+        )

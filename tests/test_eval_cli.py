@@ -1,0 +1,195 @@
+"""htb-eval end to end: policy sources, recordings, validated results, resume, `all`, bad input."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from humanoidtoolbench.cli import eval as eval_cli
+from humanoidtoolbench.eval.validation import validate_run
+from humanoidtoolbench.policies.loader import load_policy
+from humanoidtoolbench.policies.server import PolicyServer
+
+FAST = ["--episodes", "1", "--max-steps", "20"]
+
+
+def results(out: Path, condition: str = "G1BallMove-L0-S") -> list[Path]:
+    return sorted((out / condition).glob("run-*/benchmark_result.json"))
+
+
+def runs(out: Path, condition: str = "G1BallMove-L0-S") -> list[Path]:
+    return sorted((out / condition).glob("run-*"))
+
+
+def write_policy(path: Path, body: str) -> Path:
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+HOLD = """
+    import numpy as np
+
+    def act(request):
+        state = np.asarray(request["state"]["states"], dtype=np.float64)[0]
+        row = np.zeros(36)
+        row[:32] = state
+        return np.tile(row, (5, 1))
+"""
+
+
+@pytest.fixture
+def server():
+    srv = PolicyServer(load_policy("humanoidtoolbench.policies.pose_hold:predict"))
+    port = srv.start()
+    yield port
+    srv.shutdown()
+
+
+def test_http_pose_holder_end_to_end(server, tmp_path, capsys):
+    out = tmp_path / "out"
+    rc = eval_cli.main(["--host", "127.0.0.1", "--port", str(server), "--episodes", "1", "--max-steps", "100", "--output", str(out)])
+    assert rc == 0
+    [result_path] = results(out)
+    result = json.loads(result_path.read_text())
+    assert result["status"] == "validated" and result["reportable"] is False
+    assert result["policy_info"]["policy"] == "pose-hold" and result["policy_info"]["transport"] == "http"
+    assert len(result["videos"]) == 4 and all(v["frames"] >= 2 for v in result["videos"])
+    assert validate_run(result_path.parent) == []
+    summary = json.loads((result_path.parent / "summaries" / "episode_10000.json").read_text())
+    assert summary["step"] == 100 and summary["outcome"] == "timeout"
+    assert len((result_path.parent / "metrics" / "episode_10000.jsonl").read_text().splitlines()) == 100
+
+
+def test_in_process_policy_from_file_path(tmp_path):
+    policy = write_policy(tmp_path / "my_adapter.py", HOLD)
+    out = tmp_path / "out"
+    assert eval_cli.main(["--policy", f"{policy}:act", "--checkpoint", "v1", *FAST, "--output", str(out)]) == 0
+    result = json.loads(results(out)[0].read_text())
+    assert result["policy_info"]["policy"] == "my_adapter:act"
+    assert result["policy_info"]["checkpoint"] == "v1" and result["policy_info"]["chunk_size"] == 5
+    assert result["reasons"] == ["1 episodes instead of 100", "20 steps instead of 3000"]
+
+
+def test_resume_skips_identical_and_reruns_on_changed_checkpoint(tmp_path, capsys):
+    policy = write_policy(tmp_path / "adapter.py", HOLD)
+    out = tmp_path / "out"
+    base = ["--policy", f"{policy}:act", *FAST, "--output", str(out), "--no-video"]
+    assert eval_cli.main(base + ["--checkpoint", "a"]) == 0
+    assert eval_cli.main(base + ["--checkpoint", "a"]) == 0
+    assert "reusing validated result" in capsys.readouterr().err
+    assert len(runs(out)) == 1
+    assert eval_cli.main(base + ["--checkpoint", "b"]) == 0
+    assert "checkpoint" in capsys.readouterr().err
+    assert len(runs(out)) == 2
+    assert eval_cli.main(base + ["--checkpoint", "b", "--rerun"]) == 0
+    assert len(runs(out)) == 3
+
+
+def test_policy_without_checkpoint_is_never_skipped(tmp_path, capsys):
+    policy = write_policy(tmp_path / "adapter.py", HOLD)
+    out = tmp_path / "out"
+    args = ["--policy", f"{policy}:act", *FAST, "--output", str(out), "--no-video"]
+    assert eval_cli.main(args) == 0
+    assert "no checkpoint identifier" in capsys.readouterr().err
+    assert eval_cli.main(args) == 0
+    assert len(results(out)) == 2
+    assert "no checkpoint identifier" in json.loads(results(out)[0].read_text())["reasons"][-1]
+
+
+def test_killed_run_is_completed_by_the_rerun_without_duplicates(tmp_path):
+    policy = write_policy(tmp_path / "adapter.py", HOLD)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "humanoidtoolbench.cli.eval", "--policy", f"{policy}:act", "--checkpoint", "k",
+           "--episodes", "3", "--max-steps", "40", "--output", str(out)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not list(out.glob("*/run-*/summaries/episode_10000.json")):
+        assert proc.poll() is None and time.monotonic() < deadline, "first episode never finished"
+        time.sleep(0.05)
+    proc.kill()
+    proc.wait()
+    [run] = runs(out)
+    assert not (run / "benchmark_result.json").exists()
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "continuing interrupted run" in done.stderr
+    assert runs(out) == [run]
+    result = json.loads((run / "benchmark_result.json").read_text())
+    assert [o["seed"] for o in result["outcomes"]] == [10000, 10001, 10002]
+    assert sorted(p.name for p in (run / "summaries").iterdir()) == [f"episode_{s}.json" for s in (10000, 10001, 10002)]
+    assert not list(run.rglob("*.partial"))
+    assert validate_run(run) == []
+
+
+def test_all_runs_every_condition_and_keeps_going_after_a_failure(tmp_path, capsys):
+    policy = write_policy(
+        tmp_path / "picky.py",
+        HOLD
+        + """
+    def picky(request):
+        if "ice" in request["instruction"]:
+            raise RuntimeError("no ice please")
+        return act(request)
+    """,
+    )
+    out = tmp_path / "out"
+    rc = eval_cli.main(["all", "--policy", f"{policy}:picky", "--checkpoint", "p", "--episodes", "1",
+                        "--max-steps", "3", "--no-video", "--output", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 1
+    assert "[1/18] G1BallMove-L0-S" in err and "[18/18] G1IceBreak-L2-R" in err
+    assert "Traceback" in err and "no ice please" in err and "picky.py" in err
+    summary = json.loads((out / "summary.json").read_text())
+    assert len(summary["conditions"]) == 18 and summary["mean_success_rate"] is None and not summary["reportable"]
+    failed = [r for r in summary["conditions"] if r["episodes"] is None]
+    assert {r["env_id"].split("/")[1] for r in failed} == {f"G1IceBreak-L{l}-{m}" for l in (0, 1, 2) for m in "SR"}
+    assert all(r["episodes"] == 1 for r in summary["conditions"] if r not in failed)
+    assert (out / "summary.md").is_file()
+    log = next((out / "G1IceBreak-L0-S").glob("run-*/eval_latest.log")).read_text()
+    assert "no ice please" in log and "Traceback" in log
+
+
+def test_dry_run_opens_no_socket_and_builds_no_simulator(monkeypatch, capsys):
+    def forbidden(*a, **k):
+        raise AssertionError("dry run must not do this")
+
+    monkeypatch.setattr(socket.socket, "connect", forbidden)
+    monkeypatch.setattr("humanoidtoolbench.tasks.episode.TaskEpisode.__init__", forbidden)
+    monkeypatch.setattr("mujoco.MjModel.from_xml_path", forbidden)
+    assert eval_cli.main(["all", "--host", "10.0.0.1", "--dry-run", "--episodes", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "[18/18] humanoidtoolbench/G1IceBreak-L2-R" in out and "diagnostic: 2 episodes instead of 100" in out
+
+
+def test_list_envs(capsys):
+    assert eval_cli.main(["--list-envs"]) == 0
+    lines = capsys.readouterr().out.split()
+    assert len(lines) == 18 and lines[0] == "humanoidtoolbench/G1BallMove-L0-S"
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["G1BallMov-L0-S", "--policy", "zero"], "did you mean G1BallMove-L0-S"),
+        (["--max-steps", "0", "--policy", "zero"], "--max-steps must be between 1 and 3000"),
+        (["--max-steps", "3001", "--policy", "zero"], "--max-steps must be between 1 and 3000"),
+        (["--episodes", "0", "--policy", "zero"], "--episodes must be at least 1"),
+        (["--policy", "no_such_module_xyz:predict"], "cannot import policy module"),
+        (["--policy", "humanoidtoolbench.policies.pose_hold:nothing"], "has no function 'nothing'"),
+        ([], "choose a policy"),
+        (["--policy", "zero", "--host", "localhost"], "alternative policy sources"),
+        (["--host", "127.0.0.1", "--port", "9"], "no policy server is listening"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args, fragment, capsys, tmp_path):
+    assert eval_cli.main(args + ["--output", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert fragment in err and "\n" not in err and "Traceback" not in err
+    assert not any(tmp_path.iterdir())
