@@ -6,6 +6,7 @@ BUILTIN_POLICIES = {
     "pose-hold": "humanoidtoolbench.policies.pose_hold:predict",
     "zero": "humanoidtoolbench.policies.baselines:zero",
     "random": "humanoidtoolbench.policies.baselines:random_policy",
+    "expert": "humanoidtoolbench.policies.expert:predict",
 }
 
 

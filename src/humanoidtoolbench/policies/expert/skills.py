@@ -1,0 +1,194 @@
+"""Closed-loop building blocks of the expert, written as generators.
+
+A skill is a generator that edits the command row in `Context.cmd` and
+yields once per 50 Hz step; the driver collects a chunk of rows and hands
+the skill a fresh observation (`Context.obs`) at the next request. Skills
+compose with `yield from`, so a plan reads as the sequence of what the
+robot does.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from ...control import contract
+from .kinematics import Kinematics, Reach
+
+SLICES = contract.SLICES
+HEADING = -math.pi / 2  # facing the bench
+DOWN = np.array([0.0, 0.0, -1.0])
+CONTROL_DT = 0.02
+
+# Dex3 postures, in each hand's own slot order (left thumb/middle/index; right thumb/index/middle).
+# `open`: thumb swung back and fingers bent down, so the hand can come down over a handle that
+# lies on the bench; `closed`: thumb and fingertips pinch the handle at its mid-height.
+HAND_POSTURES = {
+    "left": {
+        "relaxed": (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+        "open": (0.0, -0.72, 1.2, -1.4, 0.0, -1.4, 0.0),
+        "closed": (0.0, 0.3, 1.2, -1.4, -1.0, -1.4, -1.0),
+    },
+}
+Steps = Iterator[None]
+
+
+@dataclass
+class Observation:
+    state: np.ndarray  # the 32-value policy state
+    world: dict  # the privileged simulator truth
+
+    @property
+    def base(self) -> np.ndarray:
+        return np.asarray(self.world["base"])
+
+    def obj(self, name: str) -> dict:
+        return self.world["objects"][name]
+
+
+class Context:
+    """What skills share: the latest observation, the command being built, the kinematic model."""
+
+    def __init__(self, kin: Kinematics, obs: Observation) -> None:
+        self.kin = kin
+        self.obs = obs
+        self.cmd = contract.hold_action(obs.state)
+        self.cmd[34], self.cmd[35] = 1.0, HEADING  # always hold the heading
+
+    def slot(self, name: str) -> int:
+        return contract.ACTION_SLOTS.index(name)
+
+    def arm_slots(self, side: str) -> slice:
+        return SLICES[f"{side}_arm"]
+
+    def hand_slots(self, side: str) -> slice:
+        return SLICES[f"{side}_hand"]
+
+    def measured_kinematics(self) -> Kinematics:
+        """The kinematic model set to the measured base and joints."""
+        self.kin.set_state(self.obs.base, self.obs.state)
+        return self.kin
+
+    def commanded_kinematics(self) -> Kinematics:
+        """The kinematic model set to the measured base and the commanded joints."""
+        self.kin.set_state(self.obs.base, self.cmd)
+        return self.kin
+
+
+def together(*skills: Steps) -> Steps:
+    """Advance several skills in step until all are done."""
+    active = list(skills)
+    while active:
+        active = [s for s in active if next(s, StopIteration) is not StopIteration]
+        if active:
+            yield
+
+
+def wait(ctx: Context, seconds: float) -> Steps:
+    for _ in range(max(1, round(seconds / CONTROL_DT))):
+        yield
+
+
+def glide(ctx: Context, targets: dict[int, float] | tuple[slice, np.ndarray], seconds: float) -> Steps:
+    """Move command slots linearly to their targets over `seconds` (smoothstep timing)."""
+    if isinstance(targets, tuple):
+        sl, values = targets
+        idx = np.arange(contract.ACTION_DIM)[sl]
+        targets = dict(zip(idx.tolist(), np.asarray(values, float).tolist()))
+    keys = np.array(list(targets))
+    start = ctx.cmd[keys].copy()
+    goal = np.array(list(targets.values()))
+    n = max(1, round(seconds / CONTROL_DT))
+    for k in range(1, n + 1):
+        s = k / n
+        ctx.cmd[keys] = start + (goal - start) * (3 * s * s - 2 * s * s * s)
+        yield
+
+
+def hand(ctx: Context, side: str, posture: str, seconds: float = 0.4) -> Steps:
+    yield from glide(ctx, (ctx.hand_slots(side), np.array(HAND_POSTURES[side][posture])), seconds)
+
+
+def walk(ctx: Context, vx: float, vy: float, seconds: float) -> Steps:
+    """Walk at a fixed velocity in the robot's frame for a while."""
+    ctx.cmd[32:34] = (vx, vy)
+    yield from wait(ctx, seconds)
+    ctx.cmd[32:34] = 0.0
+
+
+def set_world_velocity(ctx: Context, v_xy) -> None:
+    """Command a base velocity given in world coordinates (converted to the robot's frame)."""
+    yaw = ctx.obs.base[3]
+    c, s = math.cos(yaw), math.sin(yaw)
+    ctx.cmd[32:34] = (c * v_xy[0] + s * v_xy[1], -s * v_xy[0] + c * v_xy[1])
+
+
+def walk_to(ctx: Context, xy, tol: float = 0.01, speed: float = 0.25, timeout: float = 8.0) -> Steps:
+    """Walk the pelvis to `xy` (world) keeping the heading; closed loop on the measured base."""
+    xy = np.asarray(xy, float)
+    for _ in range(round(timeout / CONTROL_DT)):
+        err = xy - ctx.obs.base[:2]
+        if np.linalg.norm(err) < tol:
+            break
+        v = 2.0 * err
+        norm = np.linalg.norm(v)
+        set_world_velocity(ctx, v if norm <= speed else v * speed / norm)
+        yield
+    ctx.cmd[32:34] = 0.0
+
+
+def held(ctx: Context, name: str, side: str) -> tuple[np.ndarray, np.ndarray]:
+    """A held tool's working end and its axis (towards the handle) in the wrist frame, as measured."""
+    pos, rot = ctx.measured_kinematics().frame(side)
+    tool = ctx.obs.obj(name)
+    return rot.T @ (np.asarray(tool["tip"]) - pos), rot.T @ np.asarray(tool["axis"])
+
+
+def tool_reach(
+    ctx: Context,
+    side: str,
+    name: str,
+    tip,
+    pointing,
+    seconds: float,
+    floor: float | None,
+    search: bool = False,
+    corrections: int = 2,
+) -> Steps:
+    """Put a held tool's working end at `tip` with the tool pointing along `pointing` (handle to tip).
+
+    The arm sags under the tool and the grip is not rigid, so after each move the measured
+    tip error is added to the target and the arm moves again (`corrections` times)."""
+    tip = np.asarray(tip, float)
+    aim = tip.copy()
+    for k in range(corrections + 1):
+        tip_local, axis_local = held(ctx, name, side)
+        target = Reach(aim, axis=-np.asarray(pointing, float), offset=tip_local, axis_local=axis_local, normal=DOWN)
+        yield from reach(ctx, side, target, seconds if k == 0 else 0.2, floor, search and k == 0)
+        if k == corrections:
+            break
+        yield from wait(ctx, 0.1)
+        error = tip - np.asarray(ctx.obs.obj(name)["tip"], float)
+        if np.linalg.norm(error) < 0.008:
+            break
+        aim = aim + np.clip(error, -0.05, 0.05)
+
+
+def reach(
+    ctx: Context,
+    side: str,
+    target: Reach,
+    seconds: float,
+    floor: float | None = None,
+    search: bool = False,
+) -> Steps:
+    """Solve the arm for `target` from the commanded posture and glide there."""
+    kin = ctx.commanded_kinematics()
+    if search:
+        q, _ = kin.solve_global(side, target, floor=floor)
+    else:
+        q, _ = kin.solve(side, target, floor=floor)
+    yield from glide(ctx, (ctx.arm_slots(side), q), seconds)
