@@ -41,6 +41,7 @@ class Reach:
     normal_weight: float = 0.15
     offset: np.ndarray | None = None  # a point in the wrist frame other than the grasp point (a tool tip)
     axis_local: tuple | np.ndarray = HANDLE_AXIS  # the wrist-frame direction `axis` applies to (a held tool's axis)
+    normal_local: tuple | np.ndarray | None = None  # the wrist-frame direction `normal` applies to (default the palm's)
 
 
 class Kinematics:
@@ -97,7 +98,7 @@ class Kinematics:
         jr = self._jacr[:, dof].copy()
         for axis_local, target, weight in (
             (reach.axis_local, reach.axis, reach.axis_weight),
-            (PALM_NORMAL[side], reach.normal, reach.normal_weight),
+            (PALM_NORMAL[side] if reach.normal_local is None else reach.normal_local, reach.normal, reach.normal_weight),
         ):
             if target is None:
                 continue

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterator
 
+import mujoco
 import numpy as np
 
 from ...control import contract
@@ -20,7 +21,7 @@ from .kinematics import Kinematics, Reach
 
 SLICES = contract.SLICES
 HEADING = -math.pi / 2  # facing the bench
-DOWN = np.array([0.0, 0.0, -1.0])
+SEARCH_ABOVE = 0.02  # IK residual above which a reach searches other postures
 CONTROL_DT = 0.02
 
 # Dex3 postures, in each hand's own slot order (left thumb/middle/index; right thumb/index/middle).
@@ -140,11 +141,19 @@ def walk_to(ctx: Context, xy, tol: float = 0.01, speed: float = 0.25, timeout: f
     ctx.cmd[32:34] = 0.0
 
 
-def held(ctx: Context, name: str, side: str) -> tuple[np.ndarray, np.ndarray]:
-    """A held tool's working end and its axis (towards the handle) in the wrist frame, as measured."""
+def tool_rotation(tool: dict) -> np.ndarray:
+    mat = np.empty(9)
+    mujoco.mju_quat2Mat(mat, np.asarray(tool["quat"], float))
+    return mat.reshape(3, 3)
+
+
+def held(ctx: Context, name: str, side: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A held tool's working end, its axis (towards the handle) and its up direction (its
+    resting frame's z), in the wrist frame, as measured."""
     pos, rot = ctx.measured_kinematics().frame(side)
     tool = ctx.obs.obj(name)
-    return rot.T @ (np.asarray(tool["tip"]) - pos), rot.T @ np.asarray(tool["axis"])
+    up = tool_rotation(tool)[:, 2]
+    return rot.T @ (np.asarray(tool["tip"]) - pos), rot.T @ np.asarray(tool["axis"]), rot.T @ up
 
 
 def tool_reach(
@@ -157,16 +166,19 @@ def tool_reach(
     floor: float | None,
     search: bool = False,
     corrections: int = 2,
+    tool_up=None,
 ) -> Steps:
-    """Put a held tool's working end at `tip` with the tool pointing along `pointing` (handle to tip).
+    """Put a held tool's working end at `tip` with the tool pointing along `pointing` (handle to tip)
+    and, if given, its own up direction along `tool_up` (else the palm faces down).
 
     The arm sags under the tool and the grip is not rigid, so after each move the measured
     tip error is added to the target and the arm moves again (`corrections` times)."""
     tip = np.asarray(tip, float)
     aim = tip.copy()
     for k in range(corrections + 1):
-        tip_local, axis_local = held(ctx, name, side)
-        target = Reach(aim, axis=-np.asarray(pointing, float), offset=tip_local, axis_local=axis_local, normal=DOWN)
+        tip_local, axis_local, up_local = held(ctx, name, side)
+        turn = {} if tool_up is None else dict(normal=np.asarray(tool_up, float), normal_local=up_local, normal_weight=0.4)
+        target = Reach(aim, axis=-np.asarray(pointing, float), offset=tip_local, axis_local=axis_local, **turn)
         yield from reach(ctx, side, target, seconds if k == 0 else 0.2, floor, search and k == 0)
         if k == corrections:
             break
@@ -187,8 +199,9 @@ def reach(
 ) -> Steps:
     """Solve the arm for `target` from the commanded posture and glide there."""
     kin = ctx.commanded_kinematics()
-    if search:
+    q, residual = kin.solve(side, target, floor=floor)
+    if search and residual > SEARCH_ABOVE:
+        # Far from the current posture: search, accepting the jump a new posture brings.
+        ctx.commanded_kinematics()
         q, _ = kin.solve_global(side, target, floor=floor)
-    else:
-        q, _ = kin.solve(side, target, floor=floor)
     yield from glide(ctx, (ctx.arm_slots(side), q), seconds)
