@@ -13,7 +13,8 @@ Each block has eight shards (its octants), built with the block but parked
 out of sight without contacts. At the break they take the block's place and
 velocity plus a small outward velocity, and the block is parked instead. A
 block counts as broken once its shards have spread: some shard's distance
-from the shards' centroid has grown by at least 0.03 m since the break.
+from the shards' centroid has grown by at least 0.03 m since the break (it
+stays broken if they later gather again).
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ import mujoco
 import numpy as np
 
 from ..robot import collision
-from .props.base import OBJECT_CONTACT
 
 ICE_SIZE = 0.16
 ICE_MASS = 2.8
 ICE_RGBA = (0.72, 0.88, 1.0, 0.65)
+# Ice is slippery: its contact parameters win over the bench's and rigid tools' (higher priority),
+# so shards slide apart and a hammer glances off; compliant decoy heads rank higher still.
+ICE_CONTACT = dict(friction=(0.3, 0.005, 0.0005), condim=4, priority=12)
 IMPULSE_THRESHOLD = 0.042  # N s
 CLOSING_SPEED_MIN = 0.5  # m/s
 SCATTER_MIN = 0.03  # m
@@ -77,8 +80,9 @@ def add_ice_block(spec: mujoco.MjSpec, name: str, xy, surface_z: float) -> None:
 
 def _contact(geom) -> None:
     collision.assign(geom, collision.OBJECT)
-    geom.friction = list(OBJECT_CONTACT["friction"])
-    geom.condim = OBJECT_CONTACT["condim"]
+    geom.friction = list(ICE_CONTACT["friction"])
+    geom.condim = ICE_CONTACT["condim"]
+    geom.priority = ICE_CONTACT["priority"]
 
 
 @dataclass
@@ -93,6 +97,7 @@ class _Block:
     shard_qpos: list[int]
     shard_dof: list[int]
     fractured: bool = False
+    scattered: bool = False  # latched: once spread, a block stays broken
     fracture_radii: np.ndarray | None = None
     approach: dict[int, float] = field(default_factory=dict)  # tool body -> last closing speed
 
@@ -125,8 +130,11 @@ class IceFracture:
             for name, idx in (("geom_contype", geoms), ("geom_conaffinity", geoms), ("geom_rgba", geoms),
                               ("body_contype", bodies), ("body_conaffinity", bodies), ("body_gravcomp", bodies))
         }
-        self._geom_block = {b.geom: i for i, b in enumerate(self.blocks)}
-        self._tool_set = set(self.tool_bodies)
+        self._geom_block = np.full(model.ngeom, -1)
+        for i, b in enumerate(self.blocks):
+            self._geom_block[b.geom] = i
+        self._is_tool = np.zeros(model.nbody, dtype=bool)
+        self._is_tool[self.tool_bodies] = True
         self._force = np.zeros(6)
         self._vel = np.zeros(6)
         self.peak_impulse = 0.0
@@ -136,26 +144,25 @@ class IceFracture:
         for name, (idx, values) in self._compiled.items():
             getattr(self.model, name)[idx] = values
         for b in self.blocks:
-            b.fractured, b.fracture_radii = False, None
+            b.fractured, b.scattered, b.fracture_radii = False, False, None
             b.approach.clear()
         self.peak_impulse = 0.0
 
-    # -- per physics step ------------------------------------------------
+    # -- per control step ------------------------------------------------
     def update(self, data: mujoco.MjData) -> None:
         m = self.model
         # Normal force between each tool body and each block, summed over their contact points
         # (how many points MuJoCo makes for one face-on hit is an artefact of the geometry).
         force: dict[tuple[int, int], float] = {}
-        for i in range(data.ncon):
-            g1, g2 = data.contact.geom[i]
-            block = self._geom_block.get(g1, self._geom_block.get(g2))
-            if block is None:
-                continue
-            other = m.geom_bodyid[g2 if g1 == self.blocks[block].geom else g1]
-            if other not in self._tool_set:
-                continue
+        geoms = data.contact.geom[: data.ncon]
+        block_1, block_2 = self._geom_block[geoms[:, 0]], self._geom_block[geoms[:, 1]]
+        block = np.where(block_1 >= 0, block_1, block_2)
+        other = m.geom_bodyid[np.where(block_1 >= 0, geoms[:, 1], geoms[:, 0])]
+        # Contacts of a block with a tool, in contact order (the sums below keep that order).
+        for i in np.flatnonzero((block >= 0) & self._is_tool[other]).tolist():
+            key = (int(block[i]), int(other[i]))
             mujoco.mj_contactForce(m, data, i, self._force)
-            force[block, other] = force.get((block, other), 0.0) + abs(self._force[0])
+            force[key] = force.get(key, 0.0) + abs(self._force[0])
         for (block, tool), normal in force.items():
             b = self.blocks[block]
             if b.fractured:
@@ -166,22 +173,28 @@ class IceFracture:
                 self.peak_impulse = max(self.peak_impulse, impulse)
             if breaks(impulse, speed):
                 self._fracture(data, b)
+        tool_vel = {}
         for bi, b in enumerate(self.blocks):
             if b.fractured:
+                b.scattered |= self.scatter(data, bi) >= SCATTER_MIN
                 continue
             for tool in self.tool_bodies:
                 if (bi, tool) not in force:
-                    b.approach[tool] = self._closing_speed(data, tool, b)
+                    if tool not in tool_vel:
+                        tool_vel[tool] = self._velocity(data, tool)
+                    b.approach[tool] = self._closing_speed(data, tool, tool_vel[tool], b)
 
-    def _closing_speed(self, data: mujoco.MjData, tool: int, block: _Block) -> float:
-        mujoco.mj_objectVelocity(self.model, data, mujoco.mjtObj.mjOBJ_BODY, tool, self._vel, 0)
-        v_tool = self._vel[3:].copy()
-        mujoco.mj_objectVelocity(self.model, data, mujoco.mjtObj.mjOBJ_BODY, block.body, self._vel, 0)
+    def _velocity(self, data: mujoco.MjData, body: int) -> np.ndarray:
+        mujoco.mj_objectVelocity(self.model, data, mujoco.mjtObj.mjOBJ_BODY, body, self._vel, 0)
+        return self._vel[3:].copy()
+
+    def _closing_speed(self, data: mujoco.MjData, tool: int, v_tool: np.ndarray, block: _Block) -> float:
+        v_block = self._velocity(data, block.body)
         direction = data.xipos[block.body] - data.xipos[tool]
         dist = np.linalg.norm(direction)
         if dist < 1e-9:
             return 0.0
-        return float((v_tool - self._vel[3:]) @ (direction / dist))
+        return float((v_tool - v_block) @ (direction / dist))
 
     def _fracture(self, data: mujoco.MjData, b: _Block) -> None:
         m = self.model
@@ -228,4 +241,5 @@ class IceFracture:
         return float(np.max(radii - b.fracture_radii))
 
     def broken(self, data: mujoco.MjData) -> list[bool]:
-        return [b.fractured and self.scatter(data, i) >= SCATTER_MIN for i, b in enumerate(self.blocks)]
+        """Fractured and spread: once the shards have spread (at an update), the block stays broken."""
+        return [b.fractured and (b.scattered or self.scatter(data, i) >= SCATTER_MIN) for i, b in enumerate(self.blocks)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .kinematics import Reach
-from .skills import Context, Steps, glide, hand, reach, together, wait, walk, walk_to
+from .skills import Context, Steps, glide, reach, shape_hand, together, wait, walk, walk_to
 
 UP = np.array([0.0, 0.0, 1.0])
 DOWN = -UP
@@ -51,18 +51,18 @@ def pick(ctx: Context, name: str = "tool", side: str = "left") -> Steps:
         yield from work_posture(ctx)
         tool = ctx.obs.obj(name)
         grasp, axis = np.asarray(tool["grasp"]), np.asarray(tool["axis"])
-        yield from hand(ctx, side, "open")
+        yield from shape_hand(ctx, side, "open")
         yield from reach(ctx, side, Reach(grasp + ABOVE * UP, axis=axis, normal=DOWN), 1.0, ARM_FLOOR, search=True)
         yield from reach(ctx, side, Reach(grasp + PREGRASP * UP, axis=axis, normal=DOWN), 0.6, ARM_FLOOR)
         yield from reach(ctx, side, Reach(grasp, axis=axis, normal=DOWN), 0.8, ARM_FLOOR)
-        yield from hand(ctx, side, "closed", 0.5)
+        yield from shape_hand(ctx, side, "closed", 0.5)
         yield from wait(ctx, 0.2)
         z0 = ctx.obs.obj(name)["pos"][2]
         yield from reach(ctx, side, Reach(grasp + LIFT * UP, axis=axis, normal=DOWN), 1.0, ARM_FLOOR)
         yield from wait(ctx, 0.3)
         if ctx.obs.obj(name)["pos"][2] - z0 > 0.6 * LIFT:
             return
-        yield from hand(ctx, side, "open")
+        yield from shape_hand(ctx, side, "open")
         yield from reach(ctx, side, Reach(grasp + PREGRASP * UP, axis=axis, normal=DOWN), 0.6, ARM_FLOOR)
 
 
@@ -164,8 +164,8 @@ def ball_move(ctx: Context) -> Steps:
         u = flat(gap)
         start = paddle_tip(ball, u, APPROACH_GAP)
         _, pointing = paddle(u, start[0])
-        hand = start - TOOL_REACH * pointing
-        yield from walk_to(ctx, (hand[0] - HAND_LEFT_OF_PELVIS, NEAREST_STAND))
+        hand_at = start - TOOL_REACH * pointing
+        yield from walk_to(ctx, (hand_at[0] - HAND_LEFT_OF_PELVIS, NEAREST_STAND))
         yield from tool_reach(ctx, "left", "tool", start + 0.10 * UP, pointing, 1.0, ARM_FLOOR, search=True)
         yield from tool_reach(ctx, "left", "tool", start, pointing, 0.5, ARM_FLOOR)
         yield from push(ctx, ring)
@@ -242,8 +242,8 @@ def ball_retrieve(ctx: Context) -> Steps:
             break
         side = hook_side(ctx.obs.obj("tool"))
         start = hook_tip(ball, HOOK_BEYOND, side)
-        hand = start - TOOL_REACH * pointing
-        yield from walk_to(ctx, (hand[0] - HAND_LEFT_OF_PELVIS, max(CLOSEST_STAND, hand[1] + 0.25)))
+        hand_at = start - TOOL_REACH * pointing
+        yield from walk_to(ctx, (hand_at[0] - HAND_LEFT_OF_PELVIS, max(CLOSEST_STAND, hand_at[1] + 0.25)))
         yield from tool_reach(ctx, "left", "tool", start + 0.12 * UP, pointing, 1.0, ARM_FLOOR, search=True, tool_up=UP)
         yield from tool_reach(ctx, "left", "tool", start, pointing, 0.5, ARM_FLOOR, tool_up=UP)
         yield from tool_reach(ctx, "left", "tool", hook_tip(ball, CONTACT, side), pointing, 0.6, ARM_FLOOR, tool_up=UP)
@@ -254,8 +254,66 @@ def ball_retrieve(ctx: Context) -> Steps:
     yield from hold_still(ctx)
 
 
+# -- IceBreak ----------------------------------------------------------------------------------------
+ICE_TOP = BENCH_TOP + 0.16
+HAMMER_TILT = np.radians(15)
+WIND_UP = 0.18  # head this far above the block before a blow
+FOLLOW_THROUGH = 0.03  # ... and aimed this far into it
+BLOW_TIME = 0.10  # s for the head to come down
+HAMMER_REACH = 0.34  # hand to head centre, roughly
+
+
+def head_centre(tool: dict) -> np.ndarray:
+    """Centre of the hammer's head: the striking face, moved onto the handle's line."""
+    return np.asarray(tool["tip"], float) - hook_side(tool)
+
+
+def hammer_pointing() -> np.ndarray:
+    return np.array([0.0, -np.cos(HAMMER_TILT), -np.sin(HAMMER_TILT)])
+
+
+def holding(ctx: Context, name: str = "tool", side: str = "left") -> bool:
+    """Is the tool's handle still in the hand?"""
+    hand = ctx.measured_kinematics().point(side)
+    return float(np.linalg.norm(hand - np.asarray(ctx.obs.obj(name)["grasp"]))) < 0.06
+
+
+def broken(ctx: Context, block: str) -> bool:
+    """A fractured block leaves the scene (its shards take its place)."""
+    return ctx.obs.obj(block)["pos"][2] < 0.0
+
+
+def ice_break(ctx: Context) -> Steps:
+    from .skills import tool_reach
+
+    yield from raise_arm(ctx)
+    yield from pick(ctx)
+    pointing = hammer_pointing()
+    blocks = sorted(n for n in ctx.obs.world["objects"] if n.startswith("ice_"))
+    for block in blocks:
+        for _ in range(4):
+            if broken(ctx, block):
+                break
+            if not holding(ctx):
+                yield from shape_hand(ctx, "left", "open")
+                yield from pick(ctx)
+            centre = np.asarray(ctx.obs.obj(block)["pos"], float)
+            above = np.array([centre[0], centre[1], ICE_TOP + WIND_UP])
+            hand_at = above - HAMMER_REACH * pointing
+            yield from walk_to(ctx, (hand_at[0] - HAND_LEFT_OF_PELVIS, max(NEAREST_STAND, hand_at[1] + 0.25)))
+            held_as = dict(tool_up=UP, point=head_centre)
+            bias = yield from tool_reach(ctx, "left", "tool", above, pointing, 1.0, ARM_FLOOR, search=True, **held_as)
+            into = np.array([centre[0], centre[1], ICE_TOP - FOLLOW_THROUGH])
+            yield from tool_reach(ctx, "left", "tool", into, pointing, BLOW_TIME, ARM_FLOOR, corrections=0, bias=bias, **held_as)
+            yield from wait(ctx, 0.06)
+            # Straight back up: a head left on the shards would hold them together.
+            yield from tool_reach(ctx, "left", "tool", above, pointing, 0.3, ARM_FLOOR, corrections=0, bias=bias, **held_as)
+            yield from wait(ctx, 0.3)
+    yield from hold_still(ctx)
+
+
 def plan_for(ctx: Context) -> Steps:
     world = ctx.obs.world
     if world["level"] == 0:
         return select(ctx)
-    return {"BallMove": ball_move, "BallRetrieve": ball_retrieve}.get(world["scenario"], select)(ctx)
+    return {"BallMove": ball_move, "BallRetrieve": ball_retrieve, "IceBreak": ice_break}[world["scenario"]](ctx)

@@ -109,7 +109,7 @@ def glide(ctx: Context, targets: dict[int, float] | tuple[slice, np.ndarray], se
         yield
 
 
-def hand(ctx: Context, side: str, posture: str, seconds: float = 0.4) -> Steps:
+def shape_hand(ctx: Context, side: str, posture: str, seconds: float = 0.4) -> Steps:
     yield from glide(ctx, (ctx.hand_slots(side), np.array(HAND_POSTURES[side][posture])), seconds)
 
 
@@ -147,13 +147,17 @@ def tool_rotation(tool: dict) -> np.ndarray:
     return mat.reshape(3, 3)
 
 
-def held(ctx: Context, name: str, side: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A held tool's working end, its axis (towards the handle) and its up direction (its
-    resting frame's z), in the wrist frame, as measured."""
+def working_end(tool: dict) -> np.ndarray:
+    return np.asarray(tool["tip"], float)
+
+
+def held(ctx: Context, name: str, side: str, point=working_end) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A point of a held tool (default its working end), its axis (towards the handle) and its
+    up direction (its resting frame's z), in the wrist frame, as measured."""
     pos, rot = ctx.measured_kinematics().frame(side)
     tool = ctx.obs.obj(name)
     up = tool_rotation(tool)[:, 2]
-    return rot.T @ (np.asarray(tool["tip"]) - pos), rot.T @ np.asarray(tool["axis"]), rot.T @ up
+    return rot.T @ (point(tool) - pos), rot.T @ np.asarray(tool["axis"]), rot.T @ up
 
 
 def tool_reach(
@@ -167,26 +171,30 @@ def tool_reach(
     search: bool = False,
     corrections: int = 2,
     tool_up=None,
-) -> Steps:
-    """Put a held tool's working end at `tip` with the tool pointing along `pointing` (handle to tip)
-    and, if given, its own up direction along `tool_up` (else the palm faces down).
+    point=working_end,
+    bias=None,
+) -> Iterator[None]:
+    """Put a held tool's working end (or another `point` of it) at `tip`, the tool pointing along
+    `pointing` (handle to tip) and, if given, its own up direction along `tool_up`.
 
     The arm sags under the tool and the grip is not rigid, so after each move the measured
-    tip error is added to the target and the arm moves again (`corrections` times)."""
+    tip error is added to the target and the arm moves again (`corrections` times). Returns the
+    correction it ended with (aim minus target), which a following move can start from (`bias`)."""
     tip = np.asarray(tip, float)
-    aim = tip.copy()
+    aim = tip + (0.0 if bias is None else np.asarray(bias, float))
     for k in range(corrections + 1):
-        tip_local, axis_local, up_local = held(ctx, name, side)
+        tip_local, axis_local, up_local = held(ctx, name, side, point)
         turn = {} if tool_up is None else dict(normal=np.asarray(tool_up, float), normal_local=up_local, normal_weight=0.4)
         target = Reach(aim, axis=-np.asarray(pointing, float), offset=tip_local, axis_local=axis_local, **turn)
         yield from reach(ctx, side, target, seconds if k == 0 else 0.2, floor, search and k == 0)
         if k == corrections:
             break
         yield from wait(ctx, 0.1)
-        error = tip - np.asarray(ctx.obs.obj(name)["tip"], float)
+        error = tip - point(ctx.obs.obj(name))
         if np.linalg.norm(error) < 0.008:
             break
         aim = aim + np.clip(error, -0.05, 0.05)
+    return aim - tip
 
 
 def reach(

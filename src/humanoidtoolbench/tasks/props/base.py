@@ -28,7 +28,8 @@ HARD_TOOL_CONTACT = dict(TOOL_CONTACT, solref=(0.004, 1.0))  # clipped to 2 x ti
 # Compliant decoy heads. solimp near 1 leaves the slow impact response of solref alone (the
 # peak force of a drop barely changes) but stops static loads sinking in: with MuJoCo's default
 # solimp a resting head sank 2-11 mm into the bench.
-SOFT_TOOL_CONTACT = dict(TOOL_CONTACT, solref=(0.10, 1.5), solimp=(0.99, 0.999, 0.001, 0.5, 2))
+# Its priority is above the ice's, so a decoy's soft contact holds against ice too.
+SOFT_TOOL_CONTACT = dict(TOOL_CONTACT, solref=(0.10, 1.5), solimp=(0.99, 0.999, 0.001, 0.5, 2), priority=13)
 OBJECT_CONTACT = dict(friction=(1.0, 0.02, 0.005), condim=4, priority=0)
 
 
