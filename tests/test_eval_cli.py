@@ -186,6 +186,12 @@ def test_list_envs(capsys):
         ([], "choose a policy"),
         (["--policy", "zero", "--host", "localhost"], "alternative policy sources"),
         (["--host", "127.0.0.1", "--port", "9"], "no policy server is listening"),
+        (["--workers", "0", "--policy", "zero"], "--workers must be a positive number or 'auto'"),
+        (["--workers", "-2", "--policy", "zero"], "--workers must be a positive number or 'auto'"),
+        (["--workers", "two", "--policy", "zero"], "--workers must be a positive number or 'auto'"),
+        (["--policy", "zero", "--ray-address", "auto"], "--ray-address goes with --backend ray"),
+        (["--host", "127.0.0.1", "--port", "9,10,11", "--workers", "2"], "give one port per worker"),
+        (["--host", "127.0.0.1", "--port", "9,x"], "--port takes a port or a comma-separated list"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, fragment, capsys, tmp_path):

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from pathlib import Path
 
 from ..eval.settings import MAX_STEPS_LIMIT, EvalSettings
-from ..policies.builtin import BUILTIN_POLICIES, builtin_checkpoint
+from ..policies.builtin import BUILTIN_POLICIES
 from ..policies.errors import PolicyConnectionError, PolicyLoadError
 from ..robot import assets
 from ..tasks.registry import CONDITIONS, DEFAULT_ENV, EPISODES, MAX_STEPS, SEED_START, UnknownEnvironment, parse
@@ -43,8 +44,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     src.add_argument("--checkpoint", help="identifier of the policy's weights, recorded in results (with --policy)")
     src.add_argument("--host", help="address of a running policy server")
-    src.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"policy server port (default {DEFAULT_PORT})")
+    src.add_argument(
+        "--port",
+        default=str(DEFAULT_PORT),
+        help=f"policy server port (default {DEFAULT_PORT}); with --workers, one port per worker (P1,P2,...) "
+        "or one server started with --allow-shared",
+    )
     p.add_argument("--no-video", action="store_true", help="skip the cameras (diagnostic: results are not reportable)")
+    run = p.add_argument_group("parallel and cluster runs")
+    run.add_argument(
+        "--workers",
+        metavar="N",
+        help="episodes run at once: a number or 'auto' (local: number of cores; ray: the cluster's CPUs). "
+        "Default 1 locally; results are identical to a serial run",
+    )
+    run.add_argument("--backend", choices=("local", "ray"), default="local", help="local processes (default) or Ray tasks")
+    run.add_argument("--ray-address", help="Ray cluster to join (default: start a local Ray instance); needs --backend ray")
     return p
 
 
@@ -57,6 +72,31 @@ def _conditions(env: str):
         raise UsageError(str(exc)) from None
 
 
+def _ports(text: str) -> tuple[int, ...]:
+    try:
+        ports = tuple(int(p) for p in text.split(","))
+    except ValueError:
+        raise UsageError(f"--port takes a port or a comma-separated list of ports, got {text!r}") from None
+    bad = [p for p in ports if not 1 <= p <= 65535]
+    if bad:
+        raise UsageError(f"--port must be between 1 and 65535, got {bad[0]}")
+    return ports
+
+
+def _workers(args) -> int | None:
+    """The requested number of workers (None: as many as the Ray cluster has CPUs).
+
+    Without --workers: one per listed policy server, else 1 locally and 'auto' on Ray.
+    """
+    default = str(len(args.ports)) if len(args.ports) > 1 else "auto" if args.backend == "ray" else "1"
+    text = (args.workers or default).strip().lower()
+    if text == "auto":
+        return None if args.backend == "ray" else os.cpu_count() or 1
+    if not text.isdigit() or int(text) < 1:
+        raise UsageError(f"--workers must be a positive number or 'auto', got {args.workers!r}")
+    return int(text)
+
+
 def _check_numbers(args) -> None:
     if not 1 <= args.max_steps <= MAX_STEPS_LIMIT:
         raise UsageError(f"--max-steps must be between 1 and {MAX_STEPS_LIMIT}, got {args.max_steps}")
@@ -64,8 +104,13 @@ def _check_numbers(args) -> None:
         raise UsageError(f"--episodes must be at least 1, got {args.episodes}")
     if args.seed_start < 0:
         raise UsageError(f"--seed-start must be non-negative, got {args.seed_start}")
-    if not 1 <= args.port <= 65535:
-        raise UsageError(f"--port must be between 1 and 65535, got {args.port}")
+    args.ports = _ports(args.port)
+    requested = _workers(args)
+    args.worker_count = requested if requested is None else min(requested, args.episodes)
+    if args.ray_address and args.backend != "ray":
+        raise UsageError("--ray-address goes with --backend ray")
+    if len(args.ports) > 1 and len(args.ports) != requested:
+        raise UsageError(f"--port lists {len(args.ports)} servers for --workers {args.workers}: give one port per worker")
 
 
 def _check_source(args) -> None:
@@ -75,26 +120,58 @@ def _check_source(args) -> None:
         raise UsageError(f"choose a policy: --policy REF (built-in: {', '.join(BUILTIN_POLICIES)}) or --host HOST [--port PORT]")
     if args.host and args.checkpoint:
         raise UsageError("--checkpoint goes with --policy; a policy server reports its own checkpoint")
+    if args.policy and len(args.ports) > 1:
+        raise UsageError("--port goes with --host")
 
 
-def _open_policy(args):
-    """Load the in-process policy or pre-flight the server, before any simulation."""
-    from ..eval.policy_source import HttpPolicy, InProcessPolicy
-    from ..policies.http_client import HttpPolicyClient
-    from ..policies.loader import load_policy
+def _policy_spec(args):
+    from ..eval.policy_source import PolicySpec
 
     if args.host:
-        client = HttpPolicyClient(args.host, args.port)
-        return HttpPolicy(client, client.preflight())
-    loaded = load_policy(args.policy, aliases=BUILTIN_POLICIES)
-    checkpoint = args.checkpoint or (builtin_checkpoint(args.policy) if args.policy in BUILTIN_POLICIES else None)
-    return InProcessPolicy(loaded, checkpoint)
+        return PolicySpec(host=args.host, ports=args.ports)
+    return PolicySpec(ref=args.policy, checkpoint=args.checkpoint)
+
+
+def _open_policy(args, spec):
+    """Load the in-process policy or pre-flight every server, before any simulation."""
+    policy = spec.open()
+    if not args.host or args.worker_count == 1:
+        return policy
+    from ..eval.condition import policy_identity
+
+    if len(spec.ports) == 1:
+        if (policy.info["server_info"].get("server_state") or {}).get("exclusive") is not False:
+            workers = args.worker_count or "auto"
+            raise UsageError(
+                f"--workers {workers} needs one policy server per worker: pass one port per worker "
+                f"(--port {spec.ports[0]},{spec.ports[0] + 1},...) or start the server with htb-serve --allow-shared"
+            )
+        return policy
+    for slot in range(1, len(spec.ports)):
+        other = spec.open(slot)
+        if policy_identity(other.info) != policy_identity(policy.info):
+            raise UsageError(
+                f"the servers on ports {spec.ports[0]} and {spec.ports[slot]} serve different policies "
+                f"({policy_identity(policy.info)} vs {policy_identity(other.info)})"
+            )
+    return policy
+
+
+def _backend(args, spec, policy):
+    from ..eval.backends import LocalBackend
+    from ..eval.ray_backend import RayBackend
+
+    if args.backend == "ray":
+        return RayBackend(spec, args.ray_address, args.worker_count)
+    return LocalBackend(policy, spec, args.worker_count)
 
 
 def _dry_run(args, conditions, settings_of) -> None:
     source = f"--policy {args.policy}" if args.policy else f"server http://{args.host}:{args.port}"
+    workers = args.worker_count or "auto"
     print(f"policy source: {source} (not loaded or contacted in a dry run)")
     print(f"output: {Path(args.output).resolve()}")
+    print(f"execution: {args.backend} backend, {workers} worker(s)")
     for k, cond in enumerate(conditions, 1):
         s = settings_of(cond)
         reasons = s.diagnostic_reasons()
@@ -115,6 +192,13 @@ def main(argv: list[str] | None = None) -> int:
         conditions = _conditions(args.env)
         _check_numbers(args)
         _check_source(args)
+        if args.backend == "ray":
+            from ..eval.ray_backend import RayUnavailable, import_ray
+
+            try:
+                import_ray()
+            except RayUnavailable as exc:
+                raise UsageError(str(exc)) from None
     except UsageError as exc:
         print(f"htb-eval: {exc}", file=sys.stderr)
         return 2
@@ -125,24 +209,27 @@ def main(argv: list[str] | None = None) -> int:
     if args.dry_run:
         _dry_run(args, conditions, settings_of)
         return 0
+    spec = _policy_spec(args)
     try:
         assets.installed()
-        policy = _open_policy(args)
-    except (assets.AssetError, PolicyLoadError, PolicyConnectionError) as exc:
+        policy = _open_policy(args, spec)
+    except (assets.AssetError, PolicyLoadError, PolicyConnectionError, UsageError) as exc:
         print(f"htb-eval: {exc}", file=sys.stderr)
         return 2
     if not policy.info.get("checkpoint"):
         print("htb-eval: warning: no checkpoint identifier; results record checkpoint null, are not reportable and are never resumed (pass --checkpoint)", file=sys.stderr)
+    backend = _backend(args, spec, policy)
     try:
-        return _evaluate(args, conditions, settings_of, policy)
+        return _evaluate(args, conditions, settings_of, policy, backend)
     except KeyboardInterrupt:
         print("htb-eval: interrupted; run the same command again to continue where it stopped", file=sys.stderr)
         return 130
     finally:
+        backend.close()
         policy.close()
 
 
-def _evaluate(args, conditions, settings_of, policy) -> int:
+def _evaluate(args, conditions, settings_of, policy, backend) -> int:
     from ..eval.condition import evaluate_condition
     from ..eval.progress import ProgressReporter
     from ..eval.summary import summary_row, write_summary
@@ -153,7 +240,7 @@ def _evaluate(args, conditions, settings_of, policy) -> int:
     for k, cond in enumerate(conditions, 1):
         label = f"[{k}/{len(conditions)}] {cond.name}" if len(conditions) > 1 else cond.name
         try:
-            outcome = evaluate_condition(settings_of(cond), policy, output, progress, rerun=args.rerun, label=label)
+            outcome = evaluate_condition(settings_of(cond), policy, output, progress, args.rerun, label, backend)
         except KeyboardInterrupt:
             raise
         except Exception as exc:

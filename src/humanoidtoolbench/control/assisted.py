@@ -48,6 +48,11 @@ def wrap(angle: float) -> float:
     return (angle + math.pi) % (2 * math.pi) - math.pi
 
 
+def _clip(x: float, lo: float, hi: float) -> float:
+    """`np.clip` for one float, without numpy's per-call cost."""
+    return min(max(x, lo), hi)
+
+
 class AssistedController(Controller):
     name = "assisted"
 
@@ -105,35 +110,38 @@ class AssistedController(Controller):
         data.ctrl[self._base_vel_act] = 0.0
 
     def apply(self, data: mujoco.MjData, cmd: Command, dt: float) -> None:
+        # Scalar arithmetic in the same order as the vector form: this runs every step, and
+        # numpy's per-call cost on 2-4 element arrays exceeded the arithmetic many times over.
         data.ctrl[self._slot_act] = cmd.joint_targets  # clamped to ranges by ctrlrange
 
-        yaw = self._target[3]
-        vel_body = np.zeros(2)
-        yaw_rate = 0.0
-        if cmd.walking:
-            vel_body[:] = (cmd.vx, cmd.vy)
+        target = self._target
+        yaw = target[3]
+        walking = cmd.walking
+        vx = vy = yaw_rate = 0.0
+        if walking:
+            vx, vy = cmd.vx, cmd.vy
             if cmd.turning:
                 err = wrap(cmd.target_yaw - yaw)
                 if abs(err) > TURN_DEAD_ZONE:
-                    yaw_rate = float(np.clip(err / TURN_TIME_CONSTANT, -TURN_RATE_MAX, TURN_RATE_MAX))
+                    yaw_rate = _clip(err / TURN_TIME_CONSTANT, -TURN_RATE_MAX, TURN_RATE_MAX)
         c, s = math.cos(yaw), math.sin(yaw)
-        vel_world = np.array([c * vel_body[0] - s * vel_body[1], s * vel_body[0] + c * vel_body[1]])
+        wx, wy = c * vx - s * vy, s * vx + c * vy
 
-        measured = data.qpos[self._base_qpos]
-        self._target[:2] = np.clip(self._target[:2] + vel_world * dt, measured[:2] - LEASH, measured[:2] + LEASH)
-        self._target[3] = wrap(yaw + yaw_rate * dt)
+        mx, my, _, myaw = data.qpos[self._base_qpos].tolist()
+        target[0] = _clip(target[0] + wx * dt, mx - LEASH, mx + LEASH)
+        target[1] = _clip(target[1] + wy * dt, my - LEASH, my + LEASH)
         # Keep the yaw target continuous with the hinge angle, which is not wrapped.
-        self._target[3] = measured[3] + wrap(self._target[3] - measured[3])
-        goal = float(np.clip(cmd.base_height, *HEIGHT_RANGE))
+        target[3] = myaw + wrap(wrap(yaw + yaw_rate * dt) - myaw)
+        goal = _clip(cmd.base_height, *HEIGHT_RANGE)
         step = HEIGHT_RATE * dt
-        z_rate = float(np.clip(goal - self._target[2], -step, step)) / dt
-        self._target[2] += z_rate * dt
+        z_rate = _clip(goal - target[2], -step, step) / dt
+        target[2] += z_rate * dt
 
-        data.ctrl[self._base_pos_act] = self._target
-        data.ctrl[self._base_vel_act] = (*vel_world, z_rate, yaw_rate)
+        data.ctrl[self._base_pos_act] = target
+        data.ctrl[self._base_vel_act] = (wx, wy, z_rate, yaw_rate)
 
-        self.gait.update(dt, np.array([*vel_body, yaw_rate]), cmd.walking)
-        self._set_legs(data, self._target[2])
+        self.gait.update(dt, (vx, vy, yaw_rate), walking)
+        self._set_legs(data, target[2])
 
     def _set_legs(self, data: mujoco.MjData, height: float) -> None:
         for side, angles in self.gait.joint_targets(height).items():

@@ -63,6 +63,8 @@ class SteppingGait:
         self.feet = {"left": _Foot(), "right": _Foot()}
         self.swing: str | None = None
         self.t = 0.0
+        self._moves = 0  # counts updates that moved a foot: keys the cached leg angles
+        self._cached: tuple[tuple, dict] | None = None
 
     def reset(self) -> None:
         self.__init__()
@@ -77,13 +79,14 @@ class SteppingGait:
         foot.goal = rate * self.half / 2  # mirror of where the stance foot will end
         self.swing, self.t = side, 0.0
 
-    def update(self, dt: float, rate: np.ndarray, walking: bool) -> None:
+    def update(self, dt: float, rate, walking: bool) -> None:
         """Advance by dt; `rate` is the base (vx, vy, yaw rate) in the pelvis frame."""
-        rate = rate if walking else np.zeros(3)
+        if self.swing is None and not walking:
+            return
+        rate = np.array(rate, dtype=float) if walking else np.zeros(3)
         if self.swing is None:
-            if not walking:
-                return
             self._start_step("left", rate)
+        self._moves += 1
         self.t += dt
         stance = "right" if self.swing == "left" else "left"
         self.feet[stance].offset -= rate * dt
@@ -99,6 +102,14 @@ class SteppingGait:
                 self._start_step(stance, rate)
 
     def joint_targets(self, height: float) -> dict[str, tuple[float, ...]]:
+        """Leg angles per side; recomputed only when a foot or the height moved (standing
+        still is the common case, and the inverse kinematics runs every control step)."""
+        key = (height, self._moves)
+        if self._cached is None or self._cached[0] != key:
+            self._cached = (key, self._solve(height))
+        return self._cached[1]
+
+    def _solve(self, height: float) -> dict[str, tuple[float, ...]]:
         out = {}
         for side, foot in self.feet.items():
             s = 1.0 if side == "left" else -1.0

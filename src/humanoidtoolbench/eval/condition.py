@@ -13,15 +13,15 @@ from pathlib import Path
 
 from ..robot import assets
 from . import provenance
-from .episode_runner import run_episode
+from .backends import LocalBackend
 from .progress import ProgressReporter
 from .result import build_result
 from .resume import resumable_run, reusable_result
-from .rundir import POLICY_INFO, RunDir
+from .rundir import LOGGER, POLICY_INFO, RunDir, RunLog
 from .settings import EvalSettings
 from .validation import ValidationError, validate_run
 
-log = logging.getLogger("humanoidtoolbench.eval")
+log = logging.getLogger(LOGGER)
 
 
 @dataclass(frozen=True)
@@ -41,23 +41,6 @@ def condition_fingerprint(settings: EvalSettings, policy_info: dict) -> dict:
     return provenance.fingerprint(policy_identity(policy_info), manifest)
 
 
-class _RunLog:
-    """Route the evaluator's log records (policy tracebacks included) into the run's log file."""
-
-    def __init__(self, run: RunDir) -> None:
-        self.handler = logging.FileHandler(run.log_path, encoding="utf-8")
-        self.handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
-
-    def __enter__(self):
-        log.addHandler(self.handler)
-        log.setLevel(logging.INFO)
-        return self
-
-    def __exit__(self, *exc):
-        log.removeHandler(self.handler)
-        self.handler.close()
-
-
 def evaluate_condition(
     settings: EvalSettings,
     policy,
@@ -65,8 +48,11 @@ def evaluate_condition(
     progress: ProgressReporter,
     rerun: bool = False,
     label: str | None = None,
+    backend=None,
 ) -> ConditionOutcome:
+    """`backend` runs the missing episodes (default: one at a time in this process, with `policy`)."""
     label = label or settings.condition.name
+    backend = backend or LocalBackend(policy)
     fingerprint = condition_fingerprint(settings, policy.info)
     if not rerun:
         run, reasons = reusable_result(output, settings, fingerprint)
@@ -85,20 +71,22 @@ def evaluate_condition(
         progress.message(f"{label}: continuing interrupted run {run.path}")
 
     started = time.perf_counter()
-    with _RunLog(run):
+    with RunLog(run):
         log.info("condition %s, run %s", settings.condition.name, run.path)
         done = run.completed_seeds() & set(settings.seeds)
         summaries = {seed: run.read_summary(seed) for seed in done}
-        progress.start_condition(label, len(settings.seeds), len(done), sum(s["success"] for s in summaries.values()), settings.max_steps)
+        missing = [seed for seed in settings.seeds if seed not in done]
+        execution = backend.execution(settings.episodes)
+        progress.start_condition(label, len(settings.seeds), len(done), sum(s["success"] for s in summaries.values()),
+                                 settings.max_steps, steps=execution["workers"] == 1)
+
+        def finished(summary: dict) -> None:
+            summaries[summary["seed"]] = summary
+            log.info("seed %d: %s after %d steps", summary["seed"], summary["outcome"], summary["step"])
+            progress.episode_finished(summary["seed"], summary["success"], summary["step"], summary["episode_seconds"])
+
         try:
-            for seed in settings.seeds:
-                if seed in done:
-                    continue
-                progress.episode_started(seed)
-                summary = run_episode(settings, policy, seed, run, on_step=progress.step)
-                summaries[seed] = summary
-                log.info("seed %d: %s after %d steps", seed, summary["outcome"], summary["step"])
-                progress.episode_finished(seed, summary["success"], summary["step"], summary["episode_seconds"])
+            backend.run(settings, run, missing, progress, finished)
         finally:
             progress.end_condition()
         problems = validate_run(run.path)
@@ -107,7 +95,8 @@ def evaluate_condition(
                 log.error("validation: %s", p)
             raise ValidationError(problems)
         result = build_result(
-            settings, run.path, policy.info, fingerprint, list(summaries.values()), time.perf_counter() - started
+            settings, run.path, policy.info, fingerprint, list(summaries.values()), time.perf_counter() - started,
+            backend.execution(settings.episodes),
         )
         run.write_json("benchmark_result.json", result)
         log.info("validated: %d/%d successes", result["successes"], result["episodes"])

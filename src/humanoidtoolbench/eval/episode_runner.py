@@ -18,9 +18,9 @@ import numpy as np
 
 from ..control import make_controller
 from ..record.files import write_json_atomic
-from ..record.video import VideoWriter
+from ..record.video import BackgroundEncoder, VideoWriter
 from ..robot.cameras import HEIGHT, POLICY_CAMERA, WIDTH
-from ..sim.render import CameraRenderer
+from ..sim.render import CameraRenderer, backend_info
 from ..tasks.episode import TaskEpisode
 from .rundir import RunDir
 from .settings import EvalSettings
@@ -78,22 +78,24 @@ def run_episode(settings: EvalSettings, policy, seed: int, run: RunDir, on_step=
     metrics_path.parent.mkdir(parents=True, exist_ok=True)
     partial_metrics = metrics_path.with_name(metrics_path.name + ".partial")
     tracker = MetricTracker()
-    timings = {"policy": 0.0, "render": 0.0, "encode": 0.0, "physics": 0.0}
+    timings = {"policy": 0.0, "render": 0.0, "encode": 0.0, "physics": 0.0, "probe": 0.0}
     success, step = False, 0
     chunk_lengths: set[int] = set()
+    encoder = None
     with CameraRenderer(episode.model, settings.cameras) as cams, open(partial_metrics, "w") as lines:
         try:
             if settings.record_video:
+                encoder = BackgroundEncoder()
                 run.videos(seed).mkdir(parents=True, exist_ok=True)
                 writers = {c: VideoWriter(run.videos(seed) / f"{c}.mp4", WIDTH, HEIGHT) for c in settings.cameras}
-            head = _record_frame(cams, episode, writers, timings)
+            head = _record_frame(cams, episode, writers, encoder, timings)
             queue: deque = deque()
             requests = 0
             for step in range(1, settings.max_steps + 1):
                 if not queue:
                     if head is None:
                         t = time.perf_counter()
-                        head = cams.render(episode.data, POLICY_CAMERA).copy()
+                        head = cams.render(episode.data, POLICY_CAMERA)
                         timings["render"] += time.perf_counter() - t
                     request = build_request(head, episode.state(), cond.instruction, reset=requests == 0)
                     if getattr(policy, "transport", "") == "in-process":
@@ -130,21 +132,22 @@ def run_episode(settings: EvalSettings, policy, seed: int, run: RunDir, on_step=
                     )
                     + "\n"
                 )
-                head = _record_frame(cams, episode, writers, timings) if writers else None
+                head = _record_frame(cams, episode, writers, encoder, timings)
                 if on_step is not None:
                     on_step(step)
                 if success:
                     break
         except BaseException:
-            for w in writers.values():
-                w.abort()
+            if encoder is not None:
+                encoder.abort(writers.values())
             raise
-        for w in writers.values():
-            t = time.perf_counter()
-            w.close()
-            timings["encode"] += time.perf_counter() - t
+        if encoder is not None:
+            encoder.close(writers.values())
+            timings["encode"] = encoder.seconds
     os.replace(partial_metrics, metrics_path)
+    t = time.perf_counter()
     videos = validate_episode_videos(run.path, settings.config(), seed, step) if writers else []
+    timings["probe"] = time.perf_counter() - t
     summary = {
         "schema_version": SCHEMA_VERSION,
         "env_id": cond.env_id,
@@ -159,6 +162,7 @@ def run_episode(settings: EvalSettings, policy, seed: int, run: RunDir, on_step=
         "settle_steps": episode.settle_steps,
         "policy_requests": requests,
         "chunk_lengths": sorted(chunk_lengths),
+        "renderer": backend_info().get("renderer"),
         "seconds": {k: round(v, 3) for k, v in timings.items()},
         "final_metrics": values,
         "ever_true": tracker.ever_true,
@@ -171,8 +175,12 @@ def run_episode(settings: EvalSettings, policy, seed: int, run: RunDir, on_step=
     return summary
 
 
-def _record_frame(cams: CameraRenderer, episode: TaskEpisode, writers: dict, timings: dict) -> np.ndarray | None:
-    """Render every recorded camera once and hand the frames to the encoders; returns the head image."""
+def _record_frame(cams: CameraRenderer, episode: TaskEpisode, writers: dict, encoder, timings: dict) -> np.ndarray | None:
+    """Render every recorded camera once and queue the frames for encoding; returns the head image.
+
+    Each render returns a new array, so the encoder owns its frame and the
+    policy gets its own copy of the head image.
+    """
     if not writers:
         return None
     head = None
@@ -182,7 +190,5 @@ def _record_frame(cams: CameraRenderer, episode: TaskEpisode, writers: dict, tim
         timings["render"] += time.perf_counter() - t
         if cam == POLICY_CAMERA:
             head = image.copy()
-        t = time.perf_counter()
-        writer.write(image)
-        timings["encode"] += time.perf_counter() - t
+        encoder.submit(writer, image)
     return head

@@ -2,20 +2,24 @@
 
 Both present the same interface to the episode runner: `act(request)`
 returns a validated (T, 36) chunk or raises `PolicyError` with one line;
-`info` is what the result records about the policy.
+`info` is what the result records about the policy. `PolicySpec` is how
+worker processes re-create the policy.
 """
 
 from __future__ import annotations
 
 import logging
 import traceback
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from ..control.contract import SCHEMA
+from ..policies.builtin import BUILTIN_POLICIES, builtin_checkpoint
 from ..policies.errors import PolicyError, check_chunk, describe_exception
 from ..policies.http_client import HttpPolicyClient
-from ..policies.loader import LoadedPolicy
+from ..policies.loader import LoadedPolicy, is_file_ref, load_policy
 
 log = logging.getLogger("humanoidtoolbench.eval")
 
@@ -76,3 +80,34 @@ class HttpPolicy:
 
     def close(self) -> None:
         self.client.release()
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """A picklable description of the policy: a `--policy` reference or server addresses.
+
+    Workers open their own policy from it; user callables are never pickled.
+    Worker `slot` k talks to the k-th server (all share one if only one is given).
+    """
+
+    ref: str | None = None
+    checkpoint: str | None = None
+    host: str | None = None
+    ports: tuple[int, ...] = ()
+
+    def open(self, slot: int = 0):
+        """Load the policy, or pre-flight the slot's server; raises PolicyLoadError / PolicyConnectionError."""
+        if self.host:
+            client = HttpPolicyClient(self.host, self.ports[slot % len(self.ports)])
+            return HttpPolicy(client, client.preflight())
+        loaded = load_policy(self.ref, aliases=BUILTIN_POLICIES)
+        return InProcessPolicy(loaded, self.checkpoint or (builtin_checkpoint(self.ref) if self.ref in BUILTIN_POLICIES else None))
+
+    def for_workers(self) -> "PolicySpec":
+        """The same policy with a file reference made absolute, for processes with another working directory."""
+        if self.host or self.ref in BUILTIN_POLICIES:
+            return self
+        module_part, _, function = self.ref.rpartition(":")
+        if not is_file_ref(module_part):
+            return self
+        return PolicySpec(f"{Path(module_part).expanduser().resolve()}:{function}", self.checkpoint)

@@ -31,7 +31,8 @@ class ProgressReporter:
             print(text, file=self.stream, flush=True)
 
     # -- one condition -----------------------------------------------------
-    def start_condition(self, label: str, total: int, done: int, successes: int, max_steps: int) -> None:
+    def start_condition(self, label: str, total: int, done: int, successes: int, max_steps: int, steps: bool = True) -> None:
+        """`steps`: show the running episode's steps (episodes run one at a time)."""
         self.label, self.total, self.done, self.successes = label, total, done, successes
         self.max_steps = max_steps
         self._started, self._started_done = time.monotonic(), done
@@ -49,7 +50,7 @@ class ProgressReporter:
         )
         self._progress.start()
         self._episodes = self._progress.add_task(label, total=total, completed=done, info=self._info())
-        self._steps = self._progress.add_task("  steps", total=max_steps, info="")
+        self._steps = self._progress.add_task("  steps", total=max_steps, info="") if steps else None
 
     def _info(self) -> str:
         return f"{self.successes}/{self.done} successes"
@@ -62,11 +63,11 @@ class ProgressReporter:
         return f"ETA {_duration(left)}"
 
     def episode_started(self, seed: int) -> None:
-        if self._progress is not None:
+        if self._progress is not None and self._steps is not None:
             self._progress.reset(self._steps, total=self.max_steps, description=f"  seed {seed}")
 
     def step(self, step: int) -> None:
-        if self._progress is not None and step % 10 == 0:
+        if self._progress is not None and self._steps is not None and step % 10 == 0:
             self._progress.update(self._steps, completed=step)
 
     def episode_finished(self, seed: int, success: bool, steps: int, seconds: float) -> None:

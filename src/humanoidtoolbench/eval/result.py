@@ -34,7 +34,9 @@ def build_result(
     fingerprint: dict,
     summaries: list[dict],
     wall_seconds: float,
+    execution: dict | None = None,
 ) -> dict:
+    """`execution`: how the episodes ran (backend, workers); recorded, never compared on resume."""
     summaries = sorted(summaries, key=lambda s: s["seed"])
     successes = sum(bool(s["success"]) for s in summaries)
     reasons = settings.diagnostic_reasons() + policy_reasons(policy_info)
@@ -76,6 +78,10 @@ def build_result(
         "versions": provenance.runtime_versions(),
         "execution_environment": provenance.execution_environment(),
         "render": backend_info(),
+        "execution": {
+            **(execution or {"backend": "local", "workers": 1}),
+            "renderers": sorted({s["renderer"] for s in summaries if s.get("renderer")}),
+        },
         "fingerprint": fingerprint,
         "run_dir": str(run_path.resolve()),
         "wall_seconds": round(wall_seconds, 3),

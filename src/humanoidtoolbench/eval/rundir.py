@@ -15,6 +15,7 @@ leaves either complete files or partial ones that a rerun removes.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
 import shutil
@@ -27,6 +28,7 @@ CONFIG = "evaluation_config.json"
 POLICY_INFO = "policy_info.json"
 LOG = "eval_latest.log"
 RESULT = "benchmark_result.json"
+LOGGER = "humanoidtoolbench.eval"
 
 
 class RunDir:
@@ -96,3 +98,24 @@ class RunDir:
         shutil.rmtree(self.videos(seed), ignore_errors=True)
         for p in (self.metrics(seed), self.metrics(seed).with_name(self.metrics(seed).name + ".partial")):
             p.unlink(missing_ok=True)
+
+
+class RunLog:
+    """Route the evaluator's log records (policy tracebacks included) into the run's log file.
+
+    Files are opened for appending, so the driver and its workers can share one log.
+    """
+
+    def __init__(self, run: RunDir) -> None:
+        self.handler = logging.FileHandler(run.log_path, encoding="utf-8")
+        self.handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        self.log = logging.getLogger(LOGGER)
+
+    def __enter__(self):
+        self.log.addHandler(self.handler)
+        self.log.setLevel(logging.INFO)
+        return self
+
+    def __exit__(self, *exc):
+        self.log.removeHandler(self.handler)
+        self.handler.close()

@@ -53,7 +53,7 @@ def adapter_sha256(files) -> str:
     return digest.hexdigest()
 
 
-def _is_file_ref(module_part: str) -> bool:
+def is_file_ref(module_part: str) -> bool:
     return module_part.endswith(".py") or "/" in module_part or os.sep in module_part
 
 
@@ -64,7 +64,7 @@ def _import_error(what: str, exc: BaseException) -> PolicyLoadError:
 
 def _import(module_part: str):
     """Import the module of a reference with its own directory (or the current one) first on sys.path."""
-    if _is_file_ref(module_part):
+    if is_file_ref(module_part):
         path = Path(module_part).expanduser().resolve()
         if not path.is_file():
             raise PolicyLoadError(f"policy file not found: {module_part}")
@@ -103,7 +103,7 @@ def load_policy(ref: str, aliases: dict[str, str] | None = None) -> LoadedPolicy
     target = (aliases or {}).get(ref, ref)
     module_part, _, function = target.rpartition(":")
     names_ok = all(part.isidentifier() for part in module_part.split("."))
-    if not module_part or not function.isidentifier() or not (_is_file_ref(module_part) or names_ok):
+    if not module_part or not function.isidentifier() or not (is_file_ref(module_part) or names_ok):
         raise PolicyLoadError(f"invalid policy reference '{target}': expected MODULE:FUNCTION or path/to/file.py:FUNCTION")
 
     before = set(sys.modules)
@@ -118,7 +118,7 @@ def load_policy(ref: str, aliases: dict[str, str] | None = None) -> LoadedPolicy
     file = getattr(defining, "__file__", None) or getattr(module, "__file__", None)
     imported = [getattr(sys.modules[n], "__file__", None) for n in set(sys.modules) - before]
     files = [f for f in imported if f and is_user_file(f) and Path(f).is_file()]
-    default_name = f"{Path(module_part).stem if _is_file_ref(module_part) else module_part}:{function}"
+    default_name = f"{Path(module_part).stem if is_file_ref(module_part) else module_part}:{function}"
     return LoadedPolicy(
         predict=predict,
         name=str(_flag(predict, module, "policy_name", default_name)),

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import av
 import numpy as np
+from av.video.reformatter import VideoReformatter
 
 
 class VideoError(ValueError):
@@ -73,8 +74,11 @@ def _probe(path: Path) -> VideoFacts:
         rate = stream.average_rate or Fraction(0)
         pixels = hashlib.sha256()
         max_pixel, frames, pts_ok = 0, 0, rate > 0
+        # One converter for the whole stream: `to_ndarray(format=...)` builds a new one per
+        # frame, which cost three times the decoding itself. The pixels are the same.
+        to_rgb = VideoReformatter()
         for frame in container.decode(stream):
-            rgb = frame.to_ndarray(format="rgb24")
+            rgb = to_rgb.reformat(frame, format="rgb24").to_ndarray()
             pixels.update(np.ascontiguousarray(rgb))  # rows may be padded
             if max_pixel < 255:  # once saturated the maximum cannot change
                 max_pixel = max(max_pixel, int(rgb.max()))

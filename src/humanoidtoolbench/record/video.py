@@ -3,11 +3,16 @@
 Frames go to `<name>.partial` and the file is renamed on `close`, so a crash
 never leaves a truncated video under its final name. x264 runs on one
 thread, which makes the bytes a deterministic function of the frames.
+`BackgroundEncoder` moves the encoding off the simulation thread without
+changing a byte: one thread, frames in submission order.
 """
 
 from __future__ import annotations
 
 import os
+import queue
+import threading
+import time
 from fractions import Fraction
 from pathlib import Path
 
@@ -55,3 +60,63 @@ class VideoWriter:
             self._container.close()
             self._container = None
         self._partial.unlink(missing_ok=True)
+
+
+class BackgroundEncoder:
+    """Encode frames for several writers on one background thread, in submission order.
+
+    PyAV releases the GIL inside x264, so physics and rendering go on while a
+    frame is encoded; the bounded queue caps the frames held in memory. A
+    submitted frame must not be modified afterwards. An error on the encoder
+    thread is raised by the next `submit` or by `close`.
+    """
+
+    def __init__(self, depth: int = 16) -> None:
+        self._queue: queue.Queue = queue.Queue(maxsize=depth)
+        self._error: BaseException | None = None
+        self.seconds = 0.0  # CPU time spent encoding (the thread's, so waiting for a core is not counted)
+        self._thread = threading.Thread(target=self._run, name="video-encoder", daemon=True)
+        self._thread.start()
+
+    def submit(self, writer: VideoWriter, rgb: np.ndarray) -> None:
+        if self._error is not None:
+            raise self._error
+        self._queue.put((writer, rgb))
+
+    def _run(self) -> None:
+        while (item := self._queue.get()) is not None:
+            if self._error is not None:
+                continue  # drain after a failure; `submit` or `close` reports it
+            writer, rgb = item
+            started = time.thread_time()
+            try:
+                writer.write(rgb)
+            except BaseException as exc:  # handed to the simulation thread
+                self._error = exc
+            self.seconds += time.thread_time() - started
+
+    def close(self, writers) -> None:
+        """Encode what is queued, then flush and close `writers` (aborting them on failure)."""
+        self._stop()
+        started = time.thread_time()
+        try:
+            if self._error is not None:
+                raise self._error
+            for w in writers:
+                w.close()
+        except BaseException:
+            self.abort(writers)
+            raise
+        finally:
+            self.seconds += time.thread_time() - started
+
+    def abort(self, writers) -> None:
+        """Stop encoding and drop the writers' partial files."""
+        self._stop()
+        for w in writers:
+            w.abort()
+
+    def _stop(self) -> None:
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join()

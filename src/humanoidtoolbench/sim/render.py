@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from functools import lru_cache
 
@@ -11,23 +12,60 @@ import numpy as np
 from ..robot.cameras import CAMERA_NAMES, HEIGHT, WIDTH
 from ..robot.edit import VISUAL_GROUP
 
+DRAWN_GROUPS = (0, VISUAL_GROUP, 2)
+HIDDEN_GROUP = 5  # a geom group no camera draws
+CULL_MARGIN = 0.02  # m added to every bounding sphere before it is judged out of view
+
 
 class CameraRenderer:
-    """One GL context and scene reused for every camera; call `close` when done."""
+    """One GL context and scene reused for every camera; call `close` when done.
+
+    Geoms wholly outside a camera's view are left out of its scene: they
+    change no pixel while the scene has no shadows or reflections (lights cast
+    none, materials have reflectance 0), and their vertex work is a large part
+    of the cost of software rendering (a wrist camera sees a fraction of the robot).
+    """
 
     def __init__(self, model: mujoco.MjModel, cameras: tuple[str, ...] = CAMERA_NAMES) -> None:
         _require_headless_backend()
         self.cameras = cameras
+        self.model = model
         self._renderer = mujoco.Renderer(model, HEIGHT, WIDTH)
         self._option = mujoco.MjvOption()
         self._option.geomgroup[:] = 0
-        for g in (0, VISUAL_GROUP, 2):
+        for g in DRAWN_GROUPS:
             self._option.geomgroup[g] = 1
         self._ids = {name: model.camera(name).id for name in cameras}
+        # Drawn geoms with a finite bounding sphere (planes have none), and the sphere radii.
+        self._cullable = np.flatnonzero(np.isin(model.geom_group, DRAWN_GROUPS) & (model.geom_rbound > 0))
+        self._radius = model.geom_rbound[self._cullable] + CULL_MARGIN
+        self._near = model.vis.map.znear * model.stat.extent
+        self._sides = {}  # camera -> unit normals of its four side planes, camera frame
+        for name, cid in self._ids.items():
+            ty = math.tan(math.radians(model.cam_fovy[cid]) / 2)
+            tx = ty * WIDTH / HEIGHT
+            self._sides[name] = np.array([[1, 0, tx], [-1, 0, tx], [0, 1, ty], [0, -1, ty]]) / np.array(
+                [[math.hypot(1, tx)], [math.hypot(1, tx)], [math.hypot(1, ty)], [math.hypot(1, ty)]]
+            )
 
     def render(self, data: mujoco.MjData, camera: str, out: np.ndarray | None = None) -> np.ndarray:
-        self._renderer.update_scene(data, camera=self._ids[camera], scene_option=self._option)
+        hidden = self._out_of_view(data, camera)
+        groups = self.model.geom_group[hidden].copy()
+        self.model.geom_group[hidden] = HIDDEN_GROUP
+        try:
+            self._renderer.update_scene(data, camera=self._ids[camera], scene_option=self._option)
+        finally:
+            self.model.geom_group[hidden] = groups
         return self._renderer.render(out=out)
+
+    def _out_of_view(self, data: mujoco.MjData, camera: str) -> np.ndarray:
+        """Geoms whose bounding sphere lies beyond a side plane of the camera's view or behind it."""
+        cid = self._ids[camera]
+        # Camera frame: x right, y up, looking along -z.
+        rel = (data.geom_xpos[self._cullable] - data.cam_xpos[cid]) @ data.cam_xmat[cid].reshape(3, 3)
+        beyond = (rel @ self._sides[camera].T).max(axis=1) > self._radius
+        behind = rel[:, 2] + self._near > self._radius  # wholly behind the near plane (z = -near)
+        return self._cullable[beyond | behind]
 
     def render_all(self, data: mujoco.MjData) -> dict[str, np.ndarray]:
         return {name: self.render(data, name) for name in self.cameras}

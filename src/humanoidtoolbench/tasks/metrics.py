@@ -66,6 +66,9 @@ class EpisodeMetrics:
         self.bodies = bodies
         self.fracture = fracture
         self._wrong = [n for n in contacts.names if n == DECOY or n.startswith(IRRELEVANT)]
+        self._left, self._right = (contacts.code[h] for h in HANDS)
+        # Owners whose touch by a hand counts (the correct tool and the wrong objects), by code.
+        self._watched = np.array([n == TOOL or n in self._wrong for n in contacts.names])
 
     def start(self, data: mujoco.MjData, base: BasePose) -> None:
         """Baselines, taken at the first check after the scene has settled."""
@@ -128,15 +131,14 @@ class EpisodeMetrics:
         return IRRELEVANT if name.startswith(IRRELEVANT) else name
 
     def _touched_by_hands(self, pairs: np.ndarray) -> set[str]:
-        names = self.contacts.names
-        hand_codes = {self.contacts.code[h] for h in HANDS}
-        out = set()
-        for a, b in pairs:
-            if a in hand_codes and b >= 0:
-                out.add(names[b])
-            elif b in hand_codes and a >= 0:
-                out.add(names[a])
-        return {n for n in out if n == TOOL or n in self._wrong}
+        """Watched owners in contact with a hand (vectorised: this runs on every step)."""
+        hand = (pairs == self._left) | (pairs == self._right)
+        if not hand.any():
+            return set()
+        a, b = pairs[:, 0], pairs[:, 1]
+        first = hand[:, 0] & (b >= 0)
+        codes = set(b[first].tolist()) | set(a[~first & hand[:, 1] & (a >= 0)].tolist())
+        return {self.contacts.names[c] for c in codes if self._watched[c]}
 
     def _hits_target(self, pairs: np.ndarray, tool: str) -> bool:
         return any(len(self.contacts.touching(pairs, tool, t)) for t in TARGETS if t in self.contacts.code)

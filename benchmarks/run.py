@@ -1,0 +1,256 @@
+"""How fast an evaluation runs on this machine, measured.
+
+    python benchmarks/run.py [--quick]
+
+1. Control steps/s of a task scene without rendering, and the ratio of an
+   env step to the raw `mj_step` calls of the same steps (replayed from the
+   same state with the same actuator inputs, in the same run).
+2. Head-camera frames/s at 640 x 360 on one core (a child process pinned to
+   one CPU, Mesa llvmpipe with LP_NUM_THREADS=1).
+3. A recorded episode's seconds split into physics, rendering, encoding,
+   policy and video probing (from the episode summaries).
+4. The same episodes with 1 and with 2 workers: the speed-up.
+5. The projected wall time of a standard condition (100 episodes, full
+   recording) with the expert policy.
+
+`--quick` finishes in under a minute (short pose-hold episodes; the expert's
+episode length from one unrecorded episode); the full mode records expert
+episodes with 1 and 2 workers and feeds docs/PERFORMANCE.md. Human-readable
+lines first; the last line is one JSON object with the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import multiprocessing
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import humanoidtoolbench  # noqa: F401  (headless GL before MuJoCo loads)
+import mujoco
+import numpy as np
+
+from humanoidtoolbench.cli import eval as eval_cli
+from humanoidtoolbench.control import contract
+from humanoidtoolbench.policies.builtin import BUILTIN_POLICIES
+from humanoidtoolbench.robot.cameras import POLICY_CAMERA
+from humanoidtoolbench.sim.render import CameraRenderer, backend_info
+from humanoidtoolbench.sim.scene import SUBSTEPS
+from humanoidtoolbench.sim.simulation import home_upper_pose
+from humanoidtoolbench.tasks.episode import TaskEpisode
+from humanoidtoolbench.tasks.registry import DEFAULT_ENV, EPISODES, MAX_STEPS, SEED_START, parse
+
+CONDITION = parse(DEFAULT_ENV)
+ASSUMED_STEPS = 1000  # mean episode length assumed when there is no expert policy to measure
+STATE = mujoco.mjtState.mjSTATE_INTEGRATION
+PARTS = ("physics", "render", "encode", "policy", "probe")
+
+
+def commands(base_yaw: float) -> list[np.ndarray]:
+    """A cycle of 250 commands: stand, walk forward and back, turn and turn back."""
+    def row(vx=0.0, flag=0.0, yaw=base_yaw):
+        return np.concatenate([home_upper_pose(), [contract.DEFAULT_BASE_HEIGHT, vx, 0.0, flag, yaw]])
+
+    return [row()] * 50 + [row(0.2)] * 50 + [row(-0.2)] * 50 + [row(0.0, 1.0, base_yaw + 0.5)] * 50 + [row(0.0, 1.0)] * 50
+
+
+def step_overhead(seconds: float) -> dict:
+    """Env step vs the raw physics of the same steps: each block of commands is stepped through the
+    episode (controller, ice, metrics), then replayed from the saved state with raw `mj_step` and the
+    actuator inputs the controller chose, which reproduces the same trajectory."""
+    ep = TaskEpisode(CONDITION, SEED_START)
+    ep.reset()
+    m, d = ep.model, ep.data
+    cycle = commands(ep.sim.base_pose().yaw)
+    for row in cycle:  # warm up
+        ep.step(row)
+    state = np.empty(mujoco.mj_stateSize(m, STATE))
+    env = raw = 0.0
+    steps, started = 0, time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        mujoco.mj_getState(m, d, state, STATE)
+        ctrls = []
+        for row in cycle:
+            t = time.perf_counter()
+            ep.step(row)
+            env += time.perf_counter() - t
+            ctrls.append(d.ctrl.copy())
+        after = d.qpos.copy()
+        mujoco.mj_setState(m, d, state, STATE)
+        for ctrl in ctrls:
+            d.ctrl[:] = ctrl
+            t = time.perf_counter()
+            mujoco.mj_step(m, d, SUBSTEPS)
+            raw += time.perf_counter() - t
+        assert np.array_equal(d.qpos, after), "the replay left the episode's trajectory"
+        steps += len(cycle)
+    return {
+        "control_steps_per_s": round(steps / env, 1),
+        "raw_mj_step_per_s": round(steps * SUBSTEPS / raw, 1),
+        "env_step_us": round(env / steps * 1e6, 1),
+        "raw_physics_us": round(raw / steps * 1e6, 1),
+        "step_overhead_ratio": round(env / raw, 3),
+    }
+
+
+def cameras(seconds: float) -> dict:
+    """Frames/s of the head camera alone and of all four cameras (runs in a child pinned to one core)."""
+    ep = TaskEpisode(CONDITION, SEED_START)
+    ep.reset()
+
+    def rate(fn) -> float:
+        n, started = 0, time.perf_counter()
+        while time.perf_counter() - started < seconds:
+            fn()
+            n += 1
+        return n / (time.perf_counter() - started)
+
+    with CameraRenderer(ep.model, (POLICY_CAMERA,)) as head:
+        head_fps = rate(lambda: head.render(ep.data, POLICY_CAMERA))
+    with CameraRenderer(ep.model) as cams:
+        four = rate(lambda: cams.render_all(ep.data))
+    return {"head_camera_fps": round(head_fps, 1), "four_camera_frames_per_s": round(four, 1),
+            "renderer": backend_info().get("renderer"), "camera_cpus": sorted(os.sched_getaffinity(0))}
+
+
+def evaluate(policy: str, episodes: int, max_steps: int, workers: int, video: bool = True) -> dict:
+    """One htb-eval run into a scratch directory (runs in a child): wall seconds and the summaries."""
+    with tempfile.TemporaryDirectory(prefix="htb-bench-") as out:
+        args = ["--policy", policy, "--episodes", str(episodes), "--max-steps", str(max_steps),
+                "--workers", str(workers), "--output", out] + ([] if video else ["--no-video"])
+        log = io.StringIO()  # htb-eval's progress lines would bury the figures
+        started, cpu = time.perf_counter(), _cpu_seconds()
+        with contextlib.redirect_stderr(log):
+            rc = eval_cli.main(args)
+        wall, cpu = time.perf_counter() - started, _cpu_seconds() - cpu
+        if rc != 0:
+            raise RuntimeError(f"htb-eval {' '.join(args)} exited with {rc}:\n{log.getvalue()}")
+        summaries = [json.loads(p.read_text()) for p in sorted(Path(out).glob("*/run-*/summaries/*.json"))]
+    return {"wall": wall, "cpu": cpu, "summaries": summaries}
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process's threads and of its finished worker processes."""
+    return sum(r.ru_utime + r.ru_stime for r in map(resource.getrusage, (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)))
+
+
+def _child(conn, env: dict, cpus: set | None, fn, args) -> None:
+    os.environ.update(env)  # before the child creates its first GL context
+    if cpus:
+        os.sched_setaffinity(0, cpus)
+    try:
+        conn.send(("ok", fn(*args)))
+    except BaseException as exc:
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+
+
+def in_child(fn, *args, env: dict | None = None, cpus: set | None = None):
+    """Run `fn(*args)` in a fresh spawned process (its own GL state and environment, optionally pinned)."""
+    ctx = multiprocessing.get_context("spawn")
+    parent, child = ctx.Pipe()
+    proc = ctx.Process(target=_child, args=(child, env or {}, cpus, fn, args))
+    proc.start()
+    kind, value = parent.recv()
+    proc.join()
+    if kind != "ok":
+        raise RuntimeError(value)
+    return value
+
+
+def split(summaries: list[dict]) -> dict:
+    """Mean seconds per episode by part, and the main thread's fixed cost (scene, settling, files)."""
+    mean = {k: statistics.fmean(s["seconds"].get(k, 0.0) for s in summaries) for k in PARTS}
+    total = statistics.fmean(s["episode_seconds"] for s in summaries)
+    steps = statistics.fmean(s["step"] for s in summaries)
+    on_thread = sum(mean[k] for k in PARTS if k != "encode")  # encoding runs on its own thread
+    return {**{k: round(v, 3) for k, v in mean.items()}, "total": round(total, 3), "steps": steps,
+            "fixed": round(total - on_thread, 3)}
+
+
+def projection(recorded: dict, expert: dict | None, speedup: float) -> dict:
+    """Minutes for a standard condition: episode = fixed + steps x (render + probe + physics + policy per step)."""
+    per_step = (recorded["render"] + recorded["probe"]) / recorded["steps"]
+    if expert is not None:
+        source, steps = expert, expert["steps"]
+        method = f"expert: mean length {steps:.0f} steps measured over {expert['episodes']} episode(s)"
+    else:
+        source, steps = recorded, ASSUMED_STEPS
+        method = f"no expert policy: pose-hold costs with an ASSUMED mean length of {ASSUMED_STEPS} steps"
+    per_step += (source["physics"] + source["policy"]) / source["steps"]
+    episode = recorded["fixed"] + steps * per_step
+    return {"method": method, "mean_steps": round(steps, 1), "episode_seconds": round(episode, 2),
+            "workers_1_min": round(EPISODES * episode / 60, 1), "workers_2_min": round(EPISODES * episode / speedup / 60, 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="under a minute: short episodes, projected expert costs")
+    args = parser.parse_args()
+    quick = args.quick
+    expert = "expert" in BUILTIN_POLICIES
+    load = os.getloadavg()[0]
+    print(f"machine: {os.cpu_count()} cores, load average {load:.2f}" + (" (busy: figures may be low)" if load > 0.5 else ""))
+
+    figures: dict = {"quick": quick, "cores": os.cpu_count(), "load_average": round(load, 2)}
+    figures.update(step_overhead(3.0 if quick else 20.0))
+    print(f"control steps/s without rendering ({CONDITION.name}): {figures['control_steps_per_s']:.0f} "
+          f"({figures['env_step_us']:.0f} us/step; raw physics {figures['raw_physics_us']:.0f} us = "
+          f"{figures['raw_mj_step_per_s']:.0f} mj_step/s); ratio {figures['step_overhead_ratio']:.3f} (target <= 1.25)")
+
+    cam = in_child(cameras, 2.0 if quick else 10.0, env={"LP_NUM_THREADS": "1"}, cpus={0})
+    figures.update(cam)
+    print(f"head camera 640x360 on one core (CPU {cam['camera_cpus'][0]}, LP_NUM_THREADS=1): {cam['head_camera_fps']:.0f} frames/s "
+          f"(target >= 60); all four cameras: {cam['four_camera_frames_per_s']:.0f} recorded steps/s ({cam['renderer']})")
+
+    if quick or not expert:
+        policy, episodes, steps = "pose-hold", (2 if quick else 4), (100 if quick else 1000)
+    else:
+        policy, episodes, steps = "expert", 4, MAX_STEPS
+    serial = in_child(evaluate, policy, episodes, steps, 1)
+    parallel = in_child(evaluate, policy, episodes, steps, 2)
+    recorded = split(serial["summaries"])
+    speedup = serial["wall"] / parallel["wall"]
+    figures.update(
+        episode_seconds=recorded, serial_seconds=round(serial["wall"], 2), parallel_seconds=round(parallel["wall"], 2),
+        worker_speedup=round(speedup, 3), speedup_episodes=f"{episodes} x {policy}, up to {steps} steps, recorded",
+        serial_cores_used=round(serial["cpu"] / serial["wall"], 2), parallel_cores_used=round(parallel["cpu"] / parallel["wall"], 2),
+        parallel_cpu_overhead=round(parallel["cpu"] / serial["cpu"] - 1, 3),
+    )
+    if not quick:  # how well workers scale: against one worker held to one core
+        one_core = in_child(evaluate, policy, episodes, steps, 1, cpus={0})
+        figures["worker_speedup_vs_one_core"] = round(one_core["wall"] / parallel["wall"], 3)
+    print(f"recorded {policy} episode ({recorded['steps']:.0f} steps), seconds: " +
+          ", ".join(f"{k} {recorded[k]:.2f}" for k in (*PARTS, "fixed")) +
+          f"; wall {recorded['total']:.2f} (encoding runs beside the simulation thread)")
+    print(f"{episodes} episodes: 1 worker {serial['wall']:.1f} s, 2 workers {parallel['wall']:.1f} s: "
+          f"speed-up {speedup:.2f} (target >= 1.8); cores busy: {figures['serial_cores_used']:.2f} with 1 worker "
+          f"(parallel rasterization, background encoding), {figures['parallel_cores_used']:.2f} with 2; "
+          f"CPU time {100 * figures['parallel_cpu_overhead']:+.0f}% with 2 workers"
+          + (f"; against 1 worker held to one core: {figures['worker_speedup_vs_one_core']:.2f}" if not quick else ""))
+
+    measured = None
+    if expert:
+        runs = serial["summaries"] if policy == "expert" else in_child(evaluate, "expert", 1, MAX_STEPS, 1, False)["summaries"]
+        measured = {**split(runs), "episodes": len(runs)}
+    else:
+        print("no 'expert' built-in policy: projecting from pose-hold costs with an assumed episode length")
+    figures["projection"] = projection(recorded, measured, speedup)
+    if policy == "expert":
+        figures["projection"]["measured_workers_2_min"] = round(EPISODES * parallel["wall"] / episodes / 60, 1)
+    p = figures["projection"]
+    print(f"standard condition ({EPISODES} episodes, full recording), {p['method']}: "
+          f"{p['workers_1_min']:.0f} min with 1 worker, {p['workers_2_min']:.0f} min with 2 (target <= 60)"
+          + (f"; from the measured 2-worker wall time: {p['measured_workers_2_min']:.0f} min" if "measured_workers_2_min" in p else ""))
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""Encoding off the simulation thread: the same bytes, and failures reach the caller."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from humanoidtoolbench.record.video import BackgroundEncoder, VideoWriter
+
+
+def frames(n: int = 12) -> list[np.ndarray]:
+    rng = np.random.default_rng(3)
+    return [rng.integers(0, 256, (36, 64, 3), dtype=np.uint8) for _ in range(n)]
+
+
+def test_background_encoding_writes_the_same_bytes(tmp_path):
+    direct = VideoWriter(tmp_path / "direct.mp4", 64, 36)
+    for f in frames():
+        direct.write(f)
+    direct.close()
+    writers = [VideoWriter(tmp_path / f"bg{k}.mp4", 64, 36) for k in range(2)]
+    encoder = BackgroundEncoder(depth=2)
+    for f in frames():
+        for w in writers:
+            encoder.submit(w, f)
+    encoder.close(writers)
+    assert encoder.seconds > 0
+    for k in range(2):
+        assert (tmp_path / f"bg{k}.mp4").read_bytes() == (tmp_path / "direct.mp4").read_bytes()
+
+
+class Failing:
+    def __init__(self) -> None:
+        self.aborted = False
+
+    def write(self, rgb) -> None:
+        raise OSError("disk full")
+
+    def close(self) -> None:
+        raise AssertionError("a failed writer must not be closed")
+
+    def abort(self) -> None:
+        self.aborted = True
+
+
+def test_an_encoder_failure_is_raised_on_the_simulation_thread(tmp_path):
+    writer, encoder = Failing(), BackgroundEncoder(depth=1)
+    with pytest.raises(OSError, match="disk full"):
+        for f in frames(50):
+            encoder.submit(writer, f)
+        encoder.close([writer])
+    encoder.abort([writer])
+    assert writer.aborted
