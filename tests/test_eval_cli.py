@@ -199,3 +199,33 @@ def test_bad_input_is_one_line_and_exit_2(args, fragment, capsys, tmp_path):
     err = capsys.readouterr().err.strip()
     assert fragment in err and "\n" not in err and "Traceback" not in err
     assert not any(tmp_path.iterdir())
+
+
+def test_outcomes_identical_with_and_without_video(tmp_path):
+    """Recording is observation only: the same seed gives the same steps, metrics and outcome."""
+    policy = write_policy(
+        tmp_path / "mover.py",
+        """
+        import numpy as np
+
+        def act(request):
+            state = np.asarray(request["state"]["states"], dtype=np.float64)[0]
+            row = np.zeros(36)
+            row[:32] = state
+            row[14] -= 0.3   # swing the left shoulder forward
+            row[32] = 0.2    # and walk
+            return np.tile(row, (4, 1))
+        """,
+    )
+    outs = {}
+    for flag in ([], ["--no-video"]):
+        out = tmp_path / ("novideo" if flag else "video")
+        args = ["G1IceBreak-L1-R", "--policy", f"{policy}:act", "--checkpoint", "m", "--episodes", "1",
+                "--max-steps", "40", "--output", str(out), *flag]
+        assert eval_cli.main(args) == 0
+        [run] = runs(out, "G1IceBreak-L1-R")
+        summary = json.loads((run / "summaries" / "episode_10000.json").read_text())
+        outs[bool(flag)] = ((run / "metrics" / "episode_10000.jsonl").read_bytes(), summary["outcome"], summary["step"],
+                            summary["final_metrics"], len(summary["videos"]))
+    assert outs[False][:4] == outs[True][:4]
+    assert (outs[False][4], outs[True][4]) == (4, 0)

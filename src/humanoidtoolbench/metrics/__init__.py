@@ -1,0 +1,1 @@
+"""Offline scoring and aggregation of recorded runs (reads files only; never imports MuJoCo)."""

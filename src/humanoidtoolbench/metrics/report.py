@@ -1,0 +1,114 @@
+"""A results report from an evaluation output directory: successes, steps to success, failure causes.
+
+Everything comes from the recorded files: each condition's newest validated
+`benchmark_result.json` and its episode summaries (final metrics, what was
+ever true). Failure causes are read from the metrics the episode recorded,
+first cause that applies.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SCENARIOS = ("BallMove", "BallRetrieve", "IceBreak")
+_NAME = re.compile(r"G1(?P<scenario>\w+?)-L(?P<level>\d)-(?P<mode>[SR])$")
+# The flag that says the task outcome was reached at some step, per scenario.
+OUTCOME_FLAG = {"BallMove": "on_spot", "BallRetrieve": "in_target_area"}
+
+
+@dataclass
+class ConditionReport:
+    name: str
+    episodes: int
+    successes: int
+    steps_to_success: list[int] = field(default_factory=list)
+    causes: Counter = field(default_factory=Counter)
+    reportable: bool = False
+
+    @property
+    def median_steps(self) -> float | None:
+        return statistics.median(self.steps_to_success) if self.steps_to_success else None
+
+
+def failure_cause(name: str, summary: dict) -> str:
+    """Why an episode did not succeed, from its recorded metrics."""
+    m = _NAME.match(name)
+    scenario, level = m["scenario"], int(m["level"])
+    final, ever = summary.get("final_metrics", {}), summary.get("ever_true", {})
+    lift_max = summary.get("numeric_max", {}).get("tool_lift", 0.0)
+    if not ever.get("picked_correct_tool"):
+        return "correct tool never lifted" if lift_max < 0.02 else "tool lifted too little"
+    if final.get("tool_lift", 0.0) < 0.02 and level > 0 and not _task_done(scenario, final):
+        return "grasp lost"
+    if level == 0:
+        return "lift not held for 50 steps"
+    if scenario == "IceBreak":
+        broken = int(final.get("ice_broken_count", 0))
+        return ("no block broken", "one block broken")[min(broken, 1)] if broken < 2 else "blocks broken too late"
+    if not ever.get("tool_touched_target"):
+        return "ball never touched"
+    if ever.get(OUTCOME_FLAG[scenario]):
+        return "ball reached the ring but did not stay"
+    return "ball not brought into the ring"
+
+
+def _task_done(scenario: str, final: dict) -> bool:
+    if scenario == "IceBreak":
+        return bool(final.get("ice_broken"))
+    return bool(final.get(OUTCOME_FLAG[scenario]))
+
+
+def newest_result(output: Path, name: str) -> Path | None:
+    results = sorted((output / name).glob("run-*/benchmark_result.json"), key=lambda p: p.parent.name, reverse=True)
+    for path in results:
+        if json.loads(path.read_text()).get("status") == "validated":
+            return path
+    return None
+
+
+def condition_report(output: Path, name: str) -> ConditionReport | None:
+    path = newest_result(output, name)
+    if path is None:
+        return None
+    result = json.loads(path.read_text())
+    report = ConditionReport(name, result["episodes"], result["successes"], reportable=bool(result.get("reportable")))
+    for summary_path in sorted((path.parent / "summaries").glob("episode_*.json")):
+        summary = json.loads(summary_path.read_text())
+        if summary["success"]:
+            report.steps_to_success.append(int(summary["step"]))
+        else:
+            report.causes[failure_cause(name, summary)] += 1
+    return report
+
+
+def load(output: str | Path) -> dict[str, ConditionReport]:
+    output = Path(output)
+    names = [f"G1{s}-L{lvl}-{mode}" for mode in "SR" for s in SCENARIOS for lvl in (0, 1, 2)]
+    reports = {n: condition_report(output, n) for n in names}
+    return {n: r for n, r in reports.items() if r is not None}
+
+
+def markdown(reports: dict[str, ConditionReport], title: str = "Results") -> str:
+    def cell(name: str) -> str:
+        r = reports.get(name)
+        return "—" if r is None else f"{r.successes}/{r.episodes}"
+
+    lines = [f"### {title}", "", "| Scenario | Level | S | R |", "| --- | --- | --- | --- |"]
+    for s in SCENARIOS:
+        for lvl in (0, 1, 2):
+            lines.append(f"| {s} | L{lvl} | {cell(f'G1{s}-L{lvl}-S')} | {cell(f'G1{s}-L{lvl}-R')} |")
+    done = list(reports.values())
+    if len(done) == 18:
+        mean = sum(r.successes / r.episodes for r in done) / 18
+        lines += ["", f"Unweighted mean of the 18 condition success rates: {mean:.3f}."]
+    lines += ["", "| Condition | Successes | Median steps to success | Failure causes |", "| --- | --- | --- | --- |"]
+    for name, r in reports.items():
+        median = "—" if r.median_steps is None else f"{r.median_steps:g}"
+        causes = "; ".join(f"{c} ({n})" for c, n in r.causes.most_common()) or "none"
+        lines.append(f"| {name} | {r.successes}/{r.episodes} | {median} | {causes} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,73 @@
+"""htb-metrics: the report reads recorded files and names why episodes failed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from humanoidtoolbench.cli import metrics as metrics_cli
+from humanoidtoolbench.metrics.report import failure_cause, load, markdown
+
+
+def summary(success, step, final=None, ever=None, lift_max=0.2):
+    return {
+        "success": success,
+        "step": step,
+        "final_metrics": final or {},
+        "ever_true": ever or {},
+        "numeric_max": {"tool_lift": lift_max},
+    }
+
+
+@pytest.mark.parametrize(
+    "name, s, cause",
+    [
+        ("G1BallMove-L1-S", summary(False, 3000, lift_max=0.0), "correct tool never lifted"),
+        ("G1BallMove-L0-S", summary(False, 3000, lift_max=0.05), "tool lifted too little"),
+        ("G1BallMove-L0-S", summary(False, 3000, ever={"picked_correct_tool": True}), "lift not held for 50 steps"),
+        ("G1BallMove-L1-R", summary(False, 3000, {"tool_lift": 0.0}, {"picked_correct_tool": True}), "grasp lost"),
+        ("G1BallMove-L2-S", summary(False, 3000, {"tool_lift": 0.2}, {"picked_correct_tool": True}), "ball never touched"),
+        (
+            "G1BallRetrieve-L1-S",
+            summary(False, 3000, {"tool_lift": 0.2}, {"picked_correct_tool": True, "tool_touched_target": True, "in_target_area": True}),
+            "ball reached the ring but did not stay",
+        ),
+        (
+            "G1IceBreak-L1-S",
+            summary(False, 3000, {"tool_lift": 0.2, "ice_broken_count": 1}, {"picked_correct_tool": True}),
+            "one block broken",
+        ),
+    ],
+)
+def test_failure_causes(name, s, cause):
+    assert failure_cause(name, s) == cause
+
+
+def write_run(root, name, summaries):
+    run = root / name / "run-20260101-000000-aaaaaa"
+    (run / "summaries").mkdir(parents=True)
+    for i, s in enumerate(summaries):
+        (run / "summaries" / f"episode_{10000 + i}.json").write_text(json.dumps(s))
+    successes = sum(s["success"] for s in summaries)
+    (run / "benchmark_result.json").write_text(
+        json.dumps({"status": "validated", "episodes": len(summaries), "successes": successes, "reportable": False})
+    )
+
+
+def test_report_from_output_directory(tmp_path, capsys):
+    write_run(tmp_path, "G1IceBreak-L1-S", [summary(True, 900), summary(True, 1100), summary(False, 3000, {"ice_broken_count": 0, "tool_lift": 0.2}, {"picked_correct_tool": True})])
+    reports = load(tmp_path)
+    r = reports["G1IceBreak-L1-S"]
+    assert (r.successes, r.episodes, r.median_steps) == (2, 3, 1000)
+    assert r.causes == {"no block broken": 1}
+    text = markdown(reports)
+    assert "| IceBreak | L1 | 2/3 | — |" in text and "no block broken (1)" in text
+    assert metrics_cli.main([str(tmp_path)]) == 0
+    assert "2/3" in capsys.readouterr().out
+
+
+def test_cli_errors(tmp_path, capsys):
+    assert metrics_cli.main([str(tmp_path / "missing")]) == 2
+    assert metrics_cli.main([str(tmp_path)]) == 2
+    assert "no validated results" in capsys.readouterr().err
