@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 
+import pytest
+
+import humanoidtoolbench
 from humanoidtoolbench.eval import provenance
 
 
@@ -24,11 +29,60 @@ def test_digest_follows_any_hash():
     assert provenance.source_hashes() == hashes  # the cached value was not mutated
 
 
-def test_code_info_in_this_checkout():
+def test_code_info_of_the_installed_package_is_consistent():
+    """An editable install reports its checkout's commit; a site-packages install reports none."""
     info = provenance.code_info()
-    assert info["package_version"]
-    assert re.fullmatch(r"[0-9a-f]{40}", info["git_commit"])
-    assert isinstance(info["git_dirty"], bool)
+    assert info["package_version"] == humanoidtoolbench.__version__
+    if info["git_commit"] is None:
+        assert info["git_dirty"] is None
+    else:
+        assert re.fullmatch(r"[0-9a-f]{40}", info["git_commit"])
+        assert isinstance(info["git_dirty"], bool)
+
+
+def _git(cwd, *args):
+    subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(tmp_path):
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "config", "user.email", "ci@example.org")
+    _git(tmp_path, "config", "user.name", "ci")
+    return tmp_path
+
+
+def test_code_info_reads_commit_and_dirtiness_of_a_tracked_package(repo):
+    package = repo / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("x = 1\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "first")
+    clean = provenance.code_info(package)
+    assert re.fullmatch(r"[0-9a-f]{40}", clean["git_commit"])
+    assert clean["git_dirty"] is False
+    (package / "__init__.py").write_text("x = 2\n")
+    dirty = provenance.code_info(package)
+    assert dirty["git_commit"] == clean["git_commit"]
+    assert dirty["git_dirty"] is True
+
+
+def test_code_info_does_not_borrow_the_commit_of_an_enclosing_repository(repo):
+    (repo / "README").write_text("other project\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "first")
+    package = repo / "site-packages" / "pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("x = 1\n")
+    info = provenance.code_info(package)
+    assert info["git_commit"] is None and info["git_dirty"] is None
+
+
+def test_code_info_outside_any_repository(tmp_path):
+    info = provenance.code_info(tmp_path)
+    assert info["git_commit"] is None and info["git_dirty"] is None
 
 
 def test_dependency_lock_is_stable_and_complete():

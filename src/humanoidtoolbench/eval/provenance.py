@@ -63,11 +63,11 @@ def source_digest(hashes: dict[str, str]) -> str:
     return _sha256(json.dumps(hashes, sort_keys=True, separators=(",", ":")).encode())
 
 
-def _git(*args: str) -> str | None:
-    """Output of a read-only git command in the package directory, or None if it fails."""
+def _git(root: Path, *args: str) -> str | None:
+    """Output of a read-only git command in `root`, or None if it fails."""
     try:
         out = subprocess.run(
-            ["git", "--no-optional-locks", "-C", str(PACKAGE_ROOT), *args],
+            ["git", "--no-optional-locks", "-C", str(root), *args],
             capture_output=True,
             text=True,
             timeout=GIT_TIMEOUT_S,
@@ -77,18 +77,18 @@ def _git(*args: str) -> str | None:
     return out.stdout if out.returncode == 0 else None
 
 
-def code_info() -> dict:
-    """Package version and, for a git checkout that tracks this package, its commit and dirtiness.
+def code_info(root: Path = PACKAGE_ROOT) -> dict:
+    """Package version and, for a git checkout that tracks the package at `root`, its commit and dirtiness.
 
     `--no-optional-locks` keeps `git status` from rewriting the index, which
     could collide with someone committing in the same tree.
     """
     info = {"package_version": humanoidtoolbench.__version__, "git_commit": None, "git_dirty": None}
-    head = _git("rev-parse", "HEAD")
+    head = _git(root, "rev-parse", "HEAD")
     # A site-packages install inside some other repository must not borrow its commit.
-    tracked = _git("ls-files", "--", "__init__.py")
+    tracked = _git(root, "ls-files", "--", "__init__.py")
     if head and tracked and tracked.strip():
-        status = _git("status", "--porcelain", "--untracked-files=no")
+        status = _git(root, "status", "--porcelain", "--untracked-files=no")
         info["git_commit"] = head.strip()
         info["git_dirty"] = None if status is None else bool(status.strip())
     return info
