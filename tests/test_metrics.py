@@ -140,7 +140,7 @@ def test_tool_and_decoy_touched_in_the_same_step_count_the_decoy_first():
 
 def test_objects_touching_each_other_are_not_hand_touches():
     episode = new_episode("G1BallMove-L0-R")
-    m, d = episode.model, episode.data
+    d = episode.data
     tool = d.geom_xpos[solid_geom(episode, "tool")]
     put_geom_at(episode, "decoy", tool)
     values = observe(episode)

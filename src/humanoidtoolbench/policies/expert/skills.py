@@ -88,6 +88,12 @@ def together(*skills: Steps) -> Steps:
             yield
 
 
+def hold_still(ctx: Context) -> Steps:
+    """Keep the current command for the rest of the episode."""
+    while True:
+        yield
+
+
 def wait(ctx: Context, seconds: float) -> Steps:
     for _ in range(max(1, round(seconds / CONTROL_DT))):
         yield

@@ -1,0 +1,90 @@
+"""BallMove: sweep the ball into the ring with the side of the long stick."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .geometry import (
+    ARM_FLOOR, BENCH_TOP, CONTACT, MAX_TIP_STEP, NEAREST_STAND, ROLL_DECELERATION, SETTLED_IN_RING, STOP_SHORT, TOOL_REACH,
+    UP, flat, stand_for,
+)
+from .pick import pick, raise_arm
+from .skills import Context, Steps, hold_still, set_world_velocity, tool_reach, wait, walk_to
+
+TIP_Z = BENCH_TOP + 0.016  # the stick's tip skims the bench
+PUSH_SPEED = 0.10  # m/s
+APPROACH_GAP = 0.07  # the paddle starts this far behind the ball centre
+OVERHANG = 0.01  # the tip reaches this far past the ball, so the stick meets it below its centre
+TILT = np.radians(20)  # the stick slopes down from the hand ...
+ROW_TILT = np.radians(40)  # ... steeper where it passes over the tool row, to clear the objects there
+ROW_START_X = -0.15  # tips beyond this x are at the tool row
+
+
+def paddle(u: np.ndarray, tip_x: float = -1.0) -> tuple[np.ndarray, np.ndarray]:
+    """A stick pushing along u with its side: across u, reaching towards the far side of the
+    bench, sloping down to the tip (more steeply at the tool row). Returns (horizontal direction,
+    pointing direction)."""
+    across = np.array([u[1], -u[0], 0.0])
+    if across[1] > 0:
+        across = -across
+    tilt = np.interp(tip_x, (ROW_START_X, ROW_START_X + 0.15), (TILT, ROW_TILT))
+    pointing = np.cos(tilt) * across - np.sin(tilt) * UP
+    return across, pointing
+
+
+def paddle_tip(ball: np.ndarray, u: np.ndarray, behind: float) -> np.ndarray:
+    across, _ = paddle(u)
+    tip = ball - u * behind + across * OVERHANG
+    tip[2] = TIP_Z
+    return tip
+
+
+def push(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
+    """Sweep the ball towards the ring with the side of the stick at a steady speed, walking
+    along. The push line is re-aimed at the ring every 0.1 s, so a ball that drifts is steered
+    back; the push stops where the ball's own roll will carry it to the ring centre."""
+    tip = np.asarray(ctx.obs.obj("tool")["tip"], float)
+    first = flat(ring - np.asarray(ctx.obs.obj("ball")["pos"])[:2])
+    for _ in range(int(4.0 / PUSH_SPEED / 0.1)):
+        ball = np.asarray(ctx.obs.obj("ball")["pos"], float)
+        speed = np.linalg.norm(np.asarray(ctx.obs.obj("ball")["linvel"])[:2])
+        gap = ring - ball[:2]
+        if gap @ first[:2] < speed**2 / (2 * ROLL_DECELERATION) + STOP_SHORT:
+            break
+        u = flat(gap)
+        tip_now = np.asarray(ctx.obs.obj("tool")["tip"], float)
+        across, pointing = paddle(u, tip_now[0])
+        if (tip_now - ball) @ u > 0.0 or abs((tip_now - ball) @ across) > 0.12 or tip_now[2] > TIP_Z + 0.025:
+            break  # the paddle lost the ball or rides on it: approach again
+        goal = paddle_tip(ball, u, CONTACT)
+        # Steady along u; across u (along the stick) follow the ball.
+        tip = tip + u * PUSH_SPEED * 0.1 + across * np.clip((goal - tip) @ across, -MAX_TIP_STEP, MAX_TIP_STEP)
+        tip[2] = TIP_Z
+        set_world_velocity(ctx, u[:2] * PUSH_SPEED)
+        yield from tool_reach(ctx, side, "tool", tip, pointing, 0.1, ARM_FLOOR, corrections=0)
+    ctx.cmd[32:34] = 0.0
+
+
+def ball_move(ctx: Context) -> Steps:
+    yield from raise_arm(ctx)
+    yield from pick(ctx)
+    ring = np.asarray(ctx.obs.world["ring"], float)
+    for _ in range(6):
+        ball = np.asarray(ctx.obs.obj("ball")["pos"], float)
+        gap = ring - ball[:2]
+        if np.linalg.norm(gap) < SETTLED_IN_RING:
+            break
+        u = flat(gap)
+        start = paddle_tip(ball, u, APPROACH_GAP)
+        _, pointing = paddle(u, start[0])
+        hand_at = start - TOOL_REACH * pointing
+        yield from walk_to(ctx, (stand_for(hand_at)[0], NEAREST_STAND))
+        yield from tool_reach(ctx, "left", "tool", start + 0.10 * UP, pointing, 1.0, ARM_FLOOR, search=True)
+        yield from tool_reach(ctx, "left", "tool", start, pointing, 0.5, ARM_FLOOR)
+        yield from push(ctx, ring)
+        tip = np.asarray(ctx.obs.obj("tool")["tip"], float)
+        yield from tool_reach(ctx, "left", "tool", tip - 0.04 * u + 0.12 * UP, pointing, 0.5, ARM_FLOOR, corrections=0)
+        yield from wait(ctx, 1.0)
+    yield from hold_still(ctx)
+
+
