@@ -168,6 +168,20 @@ def test_dry_run_opens_no_socket_and_builds_no_simulator(monkeypatch, capsys):
     assert "[18/18] humanoidtoolbench/G1IceBreak-L2-R" in out and "diagnostic: 2 episodes instead of 100" in out
 
 
+def test_a_list_of_conditions_runs_each_in_order_and_summarises_them(tmp_path, capsys):
+    out = tmp_path / "out"
+    rc = eval_cli.main(["G1IceBreak-L0-S,G1BallMove-L1-S", "--policy", "zero", "--episodes", "1",
+                        "--max-steps", "3", "--no-video", "--output", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 0
+    assert err.index("[1/2] G1IceBreak-L0-S") < err.index("[2/2] G1BallMove-L1-S")
+    assert results(out, "G1IceBreak-L0-S") and results(out, "G1BallMove-L1-S")
+    summary = json.loads((out / "summary.json").read_text())
+    ran = {r["name"] for r in summary["conditions"] if r["episodes"] == 1}
+    assert ran == {"G1IceBreak-L0-S", "G1BallMove-L1-S"}
+    assert not summary["complete"] and summary["mean_success_rate"] is None
+
+
 def test_list_envs(capsys):
     assert eval_cli.main(["--list-envs"]) == 0
     lines = capsys.readouterr().out.split()
@@ -192,6 +206,9 @@ def test_list_envs(capsys):
         (["--policy", "zero", "--ray-address", "auto"], "--ray-address goes with --backend ray"),
         (["--host", "127.0.0.1", "--port", "9,10,11", "--workers", "2"], "give one port per worker"),
         (["--host", "127.0.0.1", "--port", "9,x"], "--port takes a port or a comma-separated list"),
+        (["G1BallMove-L0-S,G1BallMov-L1-S", "--policy", "zero"], "did you mean G1BallMove-L1-S"),
+        (["G1BallMove-L0-S,humanoidtoolbench/g1ballmove-l0-s", "--policy", "zero"], "a condition is named twice"),
+        ([",", "--policy", "zero"], "name a condition"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, fragment, capsys, tmp_path):

@@ -28,7 +28,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Evaluate a policy on HumanoidToolBench conditions. The defaults are the standard protocol "
         f"({EPISODES} episodes from seed {SEED_START}, {MAX_STEPS} steps); anything else is a diagnostic run.",
     )
-    p.add_argument("env", nargs="?", default=DEFAULT_ENV, help=f"condition ID (prefix optional) or 'all' (default {DEFAULT_ENV})")
+    p.add_argument(
+        "env",
+        nargs="?",
+        default=DEFAULT_ENV,
+        help=f"condition ID (prefix optional), several separated by commas, or 'all' (default {DEFAULT_ENV})",
+    )
     p.add_argument("--list-envs", action="store_true", help="print the 18 condition IDs in the order 'all' runs them")
     p.add_argument("--dry-run", action="store_true", help="print the settings; start no simulation, contact no server")
     p.add_argument("--episodes", type=int, default=EPISODES)
@@ -64,12 +69,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _conditions(env: str):
+    """The conditions named on the command line, in the order given, each once."""
     if env.strip().lower() == "all":
         return list(CONDITIONS)
     try:
-        return [parse(env)]
+        named = [parse(name) for name in env.split(",") if name.strip()]
     except UnknownEnvironment as exc:
         raise UsageError(str(exc)) from None
+    if not named:
+        raise UsageError("name a condition, several separated by commas, or 'all'")
+    unique = list(dict.fromkeys(named))
+    if len(unique) < len(named):
+        raise UsageError("a condition is named twice")
+    return unique
 
 
 def _ports(text: str) -> tuple[int, ...]:
