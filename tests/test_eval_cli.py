@@ -179,6 +179,9 @@ def test_a_list_of_conditions_runs_each_in_order_and_summarises_them(tmp_path, c
     summary = json.loads((out / "summary.json").read_text())
     ran = {r["name"] for r in summary["conditions"] if r["episodes"] == 1}
     assert ran == {"G1IceBreak-L0-S", "G1BallMove-L1-S"}
+    for row in summary["conditions"]:
+        if row["result_path"]:  # relative to the summary, and pointing at the result
+            assert json.loads((out / row["result_path"]).read_text())["env_id"] == row["env_id"]
     assert not summary["complete"] and summary["mean_success_rate"] is None
 
 

@@ -265,7 +265,8 @@ def _evaluate(args, conditions, settings_of, policy, backend) -> int:
                 progress.message(f"{label}: run directory kept for inspection: {runs[-1]} (log: {runs[-1] / 'eval_latest.log'})")
             continue
         r = outcome.result
-        rows.append(summary_row(cond.env_id, r, str(outcome.run.result_path)))
+        # Relative to the summary, so a results directory can be moved, archived or published whole.
+        rows.append(summary_row(cond.env_id, r, outcome.run.result_path.relative_to(output).as_posix()))
         flag = "reportable" if r["reportable"] else "not reportable: " + "; ".join(r["reasons"])
         progress.message(f"{label}: {r['successes']}/{r['episodes']} successes ({flag}) -> {outcome.run.result_path}")
     if len(conditions) > 1:
