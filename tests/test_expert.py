@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from humanoidtoolbench.eval.episode_runner import EPISODE_SEED_KEY, build_request
-from humanoidtoolbench.policies.baselines import RandomPolicy
+from humanoidtoolbench.policies.baselines import CHUNK, RandomPolicy, zero
 from humanoidtoolbench.policies.expert import Expert
 from humanoidtoolbench.robot.joints import BY_NAME
 from humanoidtoolbench.control import contract
@@ -74,3 +74,9 @@ def test_random_baseline_is_reproducible_for_a_seed():
     hi = np.array([BY_NAME[n].hi for n in contract.JOINT_SLOTS])
     assert ((a[:, :31] >= lo) & (a[:, :31] <= hi)).all()
     assert not a[:, 32:].any() and np.allclose(a[:, 31], contract.DEFAULT_BASE_HEIGHT)
+
+
+def test_zero_baseline_answers_a_chunk_of_zero_actions():
+    request = build_request(BLANK, np.zeros(32, np.float32), "x", reset=True)
+    chunk = zero(request)
+    assert chunk.shape == (CHUNK, contract.ACTION_DIM) and not chunk.any()

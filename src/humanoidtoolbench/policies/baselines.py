@@ -4,7 +4,9 @@
 the controller clamps to its lowest height, no navigation). `random` sends
 uniform joint targets within the action table's ranges, the default base
 height and no navigation, from a generator seeded by the episode seed, so a
-seed always gives the same actions.
+seed always gives the same actions. Both answer with chunks of CHUNK rows, as
+the pose holder does: a constant action needs no fresh image every step, and
+each request costs a head-camera render.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ EPISODE_SEED_KEY = "humanoidtoolbench_episode_seed"
 
 
 def zero(request: dict) -> np.ndarray:
-    return np.zeros((1, contract.ACTION_DIM), dtype=np.float32)
+    return np.zeros((CHUNK, contract.ACTION_DIM), dtype=np.float32)
 
 
 zero.policy_name = "zero"
