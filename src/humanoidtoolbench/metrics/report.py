@@ -9,14 +9,13 @@ first cause that applies.
 from __future__ import annotations
 
 import json
-import re
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-SCENARIOS = ("BallMove", "BallRetrieve", "IceBreak")
-_NAME = re.compile(r"G1(?P<scenario>\w+?)-L(?P<level>\d)-(?P<mode>[SR])$")
+from ..tasks import registry
+
 # The flag that says the task outcome was reached at some step, per scenario.
 OUTCOME_FLAG = {"BallMove": "on_spot", "BallRetrieve": "in_target_area"}
 
@@ -37,8 +36,8 @@ class ConditionReport:
 
 def failure_cause(name: str, summary: dict) -> str:
     """Why an episode did not succeed, from its recorded metrics."""
-    m = _NAME.match(name)
-    scenario, level = m["scenario"], int(m["level"])
+    cond = registry.parse(name)
+    scenario, level = cond.scenario, cond.level
     final, ever = summary.get("final_metrics", {}), summary.get("ever_true", {})
     lift_max = summary.get("numeric_max", {}).get("tool_lift", 0.0)
     if not ever.get("picked_correct_tool"):
@@ -88,8 +87,7 @@ def condition_report(output: Path, name: str) -> ConditionReport | None:
 
 def load(output: str | Path) -> dict[str, ConditionReport]:
     output = Path(output)
-    names = [f"G1{s}-L{lvl}-{mode}" for mode in "SR" for s in SCENARIOS for lvl in (0, 1, 2)]
-    reports = {n: condition_report(output, n) for n in names}
+    reports = {c.name: condition_report(output, c.name) for c in registry.CONDITIONS}
     return {n: r for n, r in reports.items() if r is not None}
 
 
@@ -99,12 +97,12 @@ def markdown(reports: dict[str, ConditionReport], title: str = "Results") -> str
         return "—" if r is None else f"{r.successes}/{r.episodes}"
 
     lines = [f"### {title}", "", "| Scenario | Level | S | R |", "| --- | --- | --- | --- |"]
-    for s in SCENARIOS:
-        for lvl in (0, 1, 2):
+    for s in registry.SCENARIOS:
+        for lvl in registry.LEVELS:
             lines.append(f"| {s} | L{lvl} | {cell(f'G1{s}-L{lvl}-S')} | {cell(f'G1{s}-L{lvl}-R')} |")
     done = list(reports.values())
-    if len(done) == 18:
-        mean = sum(r.successes / r.episodes for r in done) / 18
+    if len(done) == len(registry.CONDITIONS):
+        mean = sum(r.successes / r.episodes for r in done) / len(done)
         lines += ["", f"Unweighted mean of the 18 condition success rates: {mean:.3f}."]
     lines += ["", "| Condition | Successes | Median steps to success | Failure causes |", "| --- | --- | --- | --- |"]
     for name, r in reports.items():
