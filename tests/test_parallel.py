@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -101,6 +104,22 @@ def test_an_episode_error_in_a_worker_fails_the_condition_with_its_traceback(tmp
     err = capsys.readouterr().err
     assert "FAILED: PolicyError" in err and "not today" in err and "grumpy.py" in err
     assert "not today" in (run_dir(out) / "eval_latest.log").read_text()
+
+
+def test_workers_of_a_killed_evaluator_exit_quietly(tmp_path):
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "humanoidtoolbench.cli.eval", "--policy", "pose-hold", "--episodes", "4",
+           "--max-steps", "3000", "--no-video", "--workers", "2", "--output", str(out)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while len(list(out.glob("*/run-*/metrics/*.partial"))) < 2:
+        assert proc.poll() is None and time.monotonic() < deadline, "the workers never started their episodes"
+        time.sleep(0.05)
+    proc.kill()
+    # The workers hold the same stderr: reading it to the end waits for both to exit.
+    _, err = proc.communicate(timeout=60)
+    assert "Traceback" not in err, err
+    assert not list(out.glob("*/run-*/benchmark_result.json"))
 
 
 @pytest.fixture

@@ -109,8 +109,17 @@ class LocalBackend:
         pass
 
 
+class _DriverGone(Exception):
+    """The evaluator that started this worker has exited; the episode is left for its rerun."""
+
+
 def _worker_main(conn, spec: PolicySpec, slot: int, driver: int, workers: int) -> None:
-    """A local worker: run the tasks sent on `conn` until told to stop or the driver is gone."""
+    """A local worker: run the tasks sent on `conn` until told to stop or the driver is gone.
+
+    A driver that is gone (killed, or its pipe closed) ends the worker quietly:
+    there is nobody left to report to, and a traceback per worker would bury
+    the one line that matters in the user's terminal.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the driver, which stops the workers
     # Mesa's software rasterizer starts one thread per core in every process; with a worker per
     # core they only contend, so a worker rasterizes on its own thread (same pixels, same CPU time).
@@ -119,19 +128,25 @@ def _worker_main(conn, spec: PolicySpec, slot: int, driver: int, workers: int) -
 
     def driver_alive(step: int) -> None:
         if os.getppid() != driver:
-            raise SystemExit("the evaluator exited")  # leave the episode for its rerun
+            raise _DriverGone
 
     while True:
         try:
             task = conn.recv()
-        except EOFError:
+        except (EOFError, OSError):
             return
         if task is None:
             return
         try:
-            conn.send(("done", run_task(task, spec, slot, on_step=driver_alive)))
+            reply = ("done", run_task(task, spec, slot, on_step=driver_alive))
+        except _DriverGone:
+            return
         except BaseException as exc:
-            conn.send(("error", portable(exc), traceback.format_exc()))
+            reply = ("error", portable(exc), traceback.format_exc())
+        try:
+            conn.send(reply)
+        except OSError:
+            return
 
 
 class _Worker:

@@ -7,12 +7,21 @@ import os
 import tempfile
 from pathlib import Path
 
+# `mkstemp` creates files readable by their owner only; a result should get the
+# permissions any other file gets here (0644 under the usual umask of 022), so a
+# results directory can be shared. The umask is read once: reading it means
+# setting it, which would race with threads creating files.
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+FILE_MODE = 0o666 & ~_UMASK
+
 
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, FILE_MODE)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
