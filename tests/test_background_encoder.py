@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -43,11 +45,20 @@ class Failing:
         self.aborted = True
 
 
-def test_an_encoder_failure_is_raised_on_the_simulation_thread(tmp_path):
-    writer, encoder = Failing(), BackgroundEncoder(depth=1)
+def test_an_encoder_failure_is_raised_by_close_which_aborts_the_writers():
+    writer, encoder = Failing(), BackgroundEncoder(depth=4)
+    encoder.submit(writer, frames(1)[0])
     with pytest.raises(OSError, match="disk full"):
-        for f in frames(50):
-            encoder.submit(writer, f)
         encoder.close([writer])
+    assert writer.aborted
+
+
+def test_after_an_encoder_failure_a_later_submit_raises_it():
+    writer, encoder = Failing(), BackgroundEncoder(depth=4)
+    frame = frames(1)[0]
+    with pytest.raises(OSError, match="disk full"):
+        for _ in range(1000):  # close() is never reached: the error must come from submit()
+            encoder.submit(writer, frame)
+            time.sleep(0.001)
     encoder.abort([writer])
     assert writer.aborted

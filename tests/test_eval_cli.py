@@ -86,7 +86,7 @@ def test_resume_skips_identical_and_reruns_on_changed_checkpoint(tmp_path, capsy
     assert "reusing validated result" in capsys.readouterr().err
     assert len(runs(out)) == 1
     assert eval_cli.main(base + ["--checkpoint", "b"]) == 0
-    assert "checkpoint" in capsys.readouterr().err
+    assert "evaluating again because policy checkpoint changed: 'a' -> 'b'" in capsys.readouterr().err
     assert len(runs(out)) == 2
     assert eval_cli.main(base + ["--checkpoint", "b", "--rerun"]) == 0
     assert len(runs(out)) == 3

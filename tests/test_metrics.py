@@ -19,7 +19,7 @@ from humanoidtoolbench.control import contract
 from humanoidtoolbench.tasks import bench, fracture, layout
 from humanoidtoolbench.tasks.contacts import subtree_bodies
 from humanoidtoolbench.tasks.episode import TaskEpisode
-from humanoidtoolbench.tasks.metrics import FIRST_MOVE_DISTANCE, LIFT_THRESHOLD, REACHED_RADIUS
+from humanoidtoolbench.tasks.metrics import FIRST_MOVE_DISTANCE, REACHED_RADIUS
 from humanoidtoolbench.tasks.registry import CONDITIONS, HOLD_STEPS, parse
 
 SEED = 10000
@@ -162,7 +162,6 @@ def test_tool_lift(rise, picked):
     assert values["tool_lift"] == pytest.approx(rise, abs=1e-9)
     assert values["picked_correct_tool"] is picked
     assert episode.metrics.success(values) is picked  # the L0 predicate
-    assert LIFT_THRESHOLD == 0.08
 
 
 def test_lifting_the_decoy_is_not_picking_the_tool():
@@ -367,6 +366,8 @@ def test_walking_away_first():
 def test_small_shuffles_do_not_count_as_a_first_move():
     episode = new_episode("G1BallRetrieve-L2-S")
     history = walk(episode, towards=False, steps=15, speed=0.2)  # ~0.06 m
+    moved = history[-1]["dist_to_target_bench"] - history[0]["dist_to_target_bench"]
+    assert 0.03 < moved < FIRST_MOVE_DISTANCE  # the robot did move, just not far enough to count
     assert history[-1]["first_move_toward_target"] == 0
 
 
