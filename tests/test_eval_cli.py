@@ -44,6 +44,21 @@ HOLD = """
 """
 
 
+STRICT = HOLD + """
+    def strict(request):
+        # Exactly the request of the public protocol, field by field.
+        assert set(request) >= {"image", "state", "instruction", "history"}, sorted(request)
+        assert list(request["image"]) == ["rgb_head_stereo_left"], list(request["image"])
+        image = request["image"]["rgb_head_stereo_left"]
+        assert image.shape == (360, 640, 3) and image.dtype == np.uint8 and image.any()
+        states = request["state"]["states"]
+        assert states.shape == (1, 32) and states.dtype == np.float32
+        assert isinstance(request["instruction"], str) and request["instruction"]
+        assert isinstance(request["history"].get("reset", False), bool)
+        return act(request)
+"""
+
+
 @pytest.fixture
 def server():
     srv = PolicyServer(load_policy("humanoidtoolbench.policies.pose_hold:predict"))
@@ -65,6 +80,19 @@ def test_http_pose_holder_end_to_end(server, tmp_path, capsys):
     summary = json.loads((result_path.parent / "summaries" / "episode_10000.json").read_text())
     assert summary["step"] == 100 and summary["outcome"] == "timeout"
     assert len((result_path.parent / "metrics" / "episode_10000.jsonl").read_text().splitlines()) == 100
+
+
+def test_the_request_has_the_public_field_names_in_process_and_over_http(tmp_path):
+    policy = write_policy(tmp_path / "strict.py", STRICT)
+    args = ["--checkpoint", "k", *FAST, "--no-video"]
+    assert eval_cli.main(["--policy", f"{policy}:strict", *args, "--output", str(tmp_path / "local")]) == 0
+    srv = PolicyServer(load_policy(f"{policy}:strict"))
+    port = srv.start()
+    try:
+        assert eval_cli.main(["--host", "127.0.0.1", "--port", str(port), *FAST, "--no-video", "--output", str(tmp_path / "http")]) == 0
+    finally:
+        srv.shutdown()
+    assert results(tmp_path / "local") and results(tmp_path / "http")
 
 
 def test_in_process_policy_from_file_path(tmp_path):

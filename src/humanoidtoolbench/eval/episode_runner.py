@@ -56,10 +56,14 @@ def _jsonable(values: dict) -> dict:
     return {k: (bool(v) if isinstance(v, (bool, np.bool_)) else float(v) if isinstance(v, float) else int(v)) for k, v in values.items()}
 
 
+# The public protocol names the policy's image by its camera with an `rgb_` prefix.
+IMAGE_KEY = f"rgb_{POLICY_CAMERA}"
+
+
 def build_request(image: np.ndarray, state: np.ndarray, instruction: str, reset: bool) -> dict:
     """The public request: exactly the fields a policy written for the protocol expects."""
     return {
-        "image": {POLICY_CAMERA: image},
+        "image": {IMAGE_KEY: image},
         "state": {"states": state.reshape(1, -1).astype(np.float32)},
         "instruction": instruction,
         "history": {"reset": reset},
