@@ -234,6 +234,7 @@ def test_list_envs(capsys):
         (["--workers", "0", "--policy", "zero"], "--workers must be a positive number or 'auto'"),
         (["--workers", "-2", "--policy", "zero"], "--workers must be a positive number or 'auto'"),
         (["--workers", "two", "--policy", "zero"], "--workers must be a positive number or 'auto'"),
+        (["--workers", "\u00b2", "--policy", "zero"], "--workers must be a positive number or 'auto'"),
         (["--policy", "zero", "--ray-address", "auto"], "--ray-address goes with --backend ray"),
         (["--host", "127.0.0.1", "--port", "9,10,11", "--workers", "2"], "give one port per worker"),
         (["--host", "127.0.0.1", "--port", "9,x"], "--port takes a port or a comma-separated list"),
@@ -277,3 +278,13 @@ def test_outcomes_identical_with_and_without_video(tmp_path):
                             summary["final_metrics"], len(summary["videos"]))
     assert outs[False][:4] == outs[True][:4]
     assert (outs[False][4], outs[True][4]) == (4, 0)
+
+
+def test_an_output_that_is_a_file_or_cannot_be_made_is_one_line_and_exit_2(tmp_path, capsys):
+    blocker = tmp_path / "results.txt"
+    blocker.write_text("not a directory")
+    for output, fragment in ((blocker, "--output must be a directory"), (blocker / "sub", "cannot create --output")):
+        assert eval_cli.main(["--policy", "zero", *FAST, "--output", str(output)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert fragment in err and "\n" not in err
+    assert blocker.read_text() == "not a directory"

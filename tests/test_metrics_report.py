@@ -71,3 +71,15 @@ def test_cli_errors(tmp_path, capsys):
     assert metrics_cli.main([str(tmp_path / "missing")]) == 2
     assert metrics_cli.main([str(tmp_path)]) == 2
     assert "no validated results" in capsys.readouterr().err
+
+
+def test_a_corrupt_record_is_one_line_and_exit_2(tmp_path, capsys):
+    write_run(tmp_path, "G1IceBreak-L1-S", [summary(True, 900)])
+    [result] = tmp_path.glob("G1IceBreak-L1-S/run-*/benchmark_result.json")
+    result.write_text('{"status": "validated", "episo')
+    assert metrics_cli.main([str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"cannot read {result}" in err
+    result.write_text('{"status": "validated"}')
+    assert metrics_cli.main([str(tmp_path)]) == 2
+    assert "lacks the field 'episodes'" in capsys.readouterr().err

@@ -104,7 +104,7 @@ def _workers(args) -> int | None:
     text = (args.workers or default).strip().lower()
     if text == "auto":
         return None if args.backend == "ray" else os.cpu_count() or 1
-    if not text.isdigit() or int(text) < 1:
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
         raise UsageError(f"--workers must be a positive number or 'auto', got {args.workers!r}")
     return int(text)
 
@@ -123,6 +123,19 @@ def _check_numbers(args) -> None:
         raise UsageError("--ray-address goes with --backend ray")
     if len(args.ports) > 1 and len(args.ports) != requested:
         raise UsageError(f"--port lists {len(args.ports)} servers for --workers {args.workers}: give one port per worker")
+
+
+def _check_output(args) -> None:
+    output = Path(args.output)
+    if output.exists() and not output.is_dir():
+        raise UsageError(f"--output must be a directory, and {output} is a file")
+
+
+def _make_output(args) -> None:
+    try:
+        Path(args.output).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create --output {args.output}: {exc.strerror or exc}") from None
 
 
 def _check_source(args) -> None:
@@ -204,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         conditions = _conditions(args.env)
         _check_numbers(args)
         _check_source(args)
+        _check_output(args)
         if args.backend == "ray":
             from ..eval.ray_backend import RayUnavailable, import_ray
 
@@ -224,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     spec = _policy_spec(args)
     try:
         assets.installed()
+        _make_output(args)
         policy = _open_policy(args, spec)
     except (assets.AssetError, PolicyLoadError, PolicyConnectionError, UsageError) as exc:
         print(f"htb-eval: {exc}", file=sys.stderr)

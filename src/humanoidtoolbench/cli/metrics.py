@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..metrics.report import load, markdown
+from ..metrics.report import ReportError, load, markdown
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,7 +22,11 @@ def main(argv: list[str] | None = None) -> int:
     if not Path(args.output).is_dir():
         print(f"htb-metrics: no such directory: {args.output}", file=sys.stderr)
         return 2
-    reports = load(args.output)
+    try:
+        reports = load(args.output)
+    except ReportError as exc:
+        print(f"htb-metrics: {exc}", file=sys.stderr)
+        return 2
     if not reports:
         print(f"htb-metrics: no validated results under {args.output}", file=sys.stderr)
         return 2

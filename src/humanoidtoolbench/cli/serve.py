@@ -32,6 +32,9 @@ def main(argv: list[str] | None = None) -> int:
         help="let several evaluators use this server at once (only for stateless policies)",
     )
     args = parser.parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        print(f"htb-serve: --port must be between 0 (any free port) and 65535, got {args.port}", file=sys.stderr)
+        return 2
 
     try:
         policy = load_policy(args.policy)

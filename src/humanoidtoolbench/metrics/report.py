@@ -62,10 +62,24 @@ def _task_done(scenario: str, final: dict) -> bool:
     return bool(final.get(OUTCOME_FLAG[scenario]))
 
 
+class ReportError(ValueError):
+    """A recorded file that cannot be read as what it claims to be; one line for the user."""
+
+
+def _read(path: Path) -> dict:
+    try:
+        value = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ReportError(f"cannot read {path}: {exc}") from None
+    if not isinstance(value, dict):
+        raise ReportError(f"cannot read {path}: not a JSON object")
+    return value
+
+
 def newest_result(output: Path, name: str) -> Path | None:
     results = sorted((output / name).glob("run-*/benchmark_result.json"), key=lambda p: p.parent.name, reverse=True)
     for path in results:
-        if json.loads(path.read_text()).get("status") == "validated":
+        if _read(path).get("status") == "validated":
             return path
     return None
 
@@ -74,14 +88,17 @@ def condition_report(output: Path, name: str) -> ConditionReport | None:
     path = newest_result(output, name)
     if path is None:
         return None
-    result = json.loads(path.read_text())
-    report = ConditionReport(name, result["episodes"], result["successes"], reportable=bool(result.get("reportable")))
-    for summary_path in sorted((path.parent / "summaries").glob("episode_*.json")):
-        summary = json.loads(summary_path.read_text())
-        if summary["success"]:
-            report.steps_to_success.append(int(summary["step"]))
-        else:
-            report.causes[failure_cause(name, summary)] += 1
+    result = _read(path)
+    try:
+        report = ConditionReport(name, result["episodes"], result["successes"], reportable=bool(result.get("reportable")))
+        for summary_path in sorted((path.parent / "summaries").glob("episode_*.json")):
+            summary = _read(summary_path)
+            if summary["success"]:
+                report.steps_to_success.append(int(summary["step"]))
+            else:
+                report.causes[failure_cause(name, summary)] += 1
+    except KeyError as exc:
+        raise ReportError(f"{path.parent}: a recorded file lacks the field {exc}") from None
     return report
 
 
