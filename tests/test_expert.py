@@ -53,7 +53,7 @@ def test_expert_solves_level_2(scenario):
     result, step = run_expert(f"G1{scenario}-L2-R", 10000)
     assert result.success, f"no success in {step} steps: {result.metrics}"
     assert result.metrics["reached_target_bench"]
-    assert result.metrics["tool_touched_target"] and not result.metrics["wrong_tool_touched_target"]
+    assert result.metrics["tool_touched_target"]
 
 
 def test_expert_needs_privileged_state():
