@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import gymnasium
 import mujoco
 import numpy as np
@@ -106,3 +109,11 @@ def test_reset_with_the_same_seed_is_reproducible(make):
     assert np.array_equal(first["image"], again["image"]) and np.array_equal(first["state"], again["state"])
     other, _ = make().reset(seed=SEED + 1)
     assert not np.array_equal(first["image"], other["image"])  # another layout, another room
+
+
+def test_an_environment_never_closed_exits_quietly():
+    """Its renderer is freed at exit while the GL libraries are loaded, not by a destructor at teardown."""
+    script = f"import gymnasium, humanoidtoolbench\nenv = gymnasium.make({ENV_ID!r})\nenv.reset(seed={SEED})\n"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Exception ignored" not in done.stderr and "Traceback" not in done.stderr, done.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import weakref
 from functools import lru_cache
 
 import mujoco
@@ -31,6 +32,10 @@ class CameraRenderer:
         self.cameras = cameras
         self.model = model
         self._renderer = mujoco.Renderer(model, HEIGHT, WIDTH)
+        # Also freed at interpreter exit while the GL libraries are still loaded: a renderer
+        # nobody closed (a Gymnasium environment without `close()`) would otherwise print
+        # EGL errors from its destructor during shutdown.
+        self._free = weakref.finalize(self, self._renderer.close)
         self._option = mujoco.MjvOption()
         self._option.geomgroup[:] = 0
         for g in DRAWN_GROUPS:
@@ -71,9 +76,8 @@ class CameraRenderer:
         return {name: self.render(data, name) for name in self.cameras}
 
     def close(self) -> None:
-        if self._renderer is not None:
-            self._renderer.close()
-            self._renderer = None
+        self._free()
+        self._renderer = None
 
     def __enter__(self) -> "CameraRenderer":
         return self
