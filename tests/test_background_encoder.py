@@ -8,19 +8,22 @@ import numpy as np
 import pytest
 
 from humanoidtoolbench.record.video import BackgroundEncoder, VideoWriter
+from humanoidtoolbench.robot.cameras import HEIGHT, WIDTH
 
 
 def frames(n: int = 12) -> list[np.ndarray]:
+    """Frames at the cameras' size: x264's output for tiny frames (64 x 36) can depend on
+    uninitialised heap memory, so a process that ran other work first encodes them differently."""
     rng = np.random.default_rng(3)
-    return [rng.integers(0, 256, (36, 64, 3), dtype=np.uint8) for _ in range(n)]
+    return [rng.integers(0, 256, (HEIGHT, WIDTH, 3), dtype=np.uint8) for _ in range(n)]
 
 
 def test_background_encoding_writes_the_same_bytes(tmp_path):
-    direct = VideoWriter(tmp_path / "direct.mp4", 64, 36)
+    direct = VideoWriter(tmp_path / "direct.mp4", WIDTH, HEIGHT)
     for f in frames():
         direct.write(f)
     direct.close()
-    writers = [VideoWriter(tmp_path / f"bg{k}.mp4", 64, 36) for k in range(2)]
+    writers = [VideoWriter(tmp_path / f"bg{k}.mp4", WIDTH, HEIGHT) for k in range(2)]
     encoder = BackgroundEncoder(depth=2)
     for f in frames():
         for w in writers:
