@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
+import sys
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 from humanoidtoolbench.cli.serve import main
+from humanoidtoolbench.eval.episode_runner import build_request
+from humanoidtoolbench.policies.http_client import HttpPolicyClient
 
 
 def test_unloadable_policy_exits_2_with_one_line(capsys):
@@ -30,3 +37,37 @@ def test_port_out_of_range_exits_2_with_one_line(port, capsys):
     assert main(["--port", port, "--checkpoint", "ckpt"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--port must be between 0 (any free port) and 65535" in err
+
+
+# A model's own environment: NumPy and the standard library, none of the simulator's dependencies.
+NUMPY_ONLY = """
+import runpy, sys
+
+class Missing:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {"mujoco", "gymnasium", "av", "rich", "ray", "OpenGL"}:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+sys.meta_path.insert(0, Missing())
+sys.argv = ["serve_policy.py", "--port", "0", "--checkpoint", "c"]
+runpy.run_path(sys.argv_script, run_name="__main__")
+"""
+
+
+def test_the_example_server_runs_from_the_source_tree_with_numpy_alone():
+    root = Path(__file__).resolve().parents[1]
+    script = NUMPY_ONLY.replace("sys.argv_script", repr(str(root / "examples" / "serve_policy.py")))
+    env = {**os.environ, "PYTHONPATH": str(root / "src")}
+    server = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        first = server.stdout.readline()
+        assert first.startswith("serving policy 'pose-hold'"), first + server.stderr.read()
+        port = int(first.rsplit(":", 1)[1])
+        client = HttpPolicyClient("127.0.0.1", port)
+        assert client.preflight()["checkpoint"] == "c"
+        chunk = client.act(build_request(np.zeros((360, 640, 3), np.uint8), np.zeros(32, np.float32), "x", reset=True))
+        assert chunk.shape[1] == 36
+        client.release()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

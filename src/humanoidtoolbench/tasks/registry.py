@@ -62,8 +62,17 @@ _BY_NAME = {c.name.lower(): c for c in CONDITIONS}
 
 
 def register_gymnasium_envs() -> None:
-    """Register the 18 IDs; the environment module loads only on `gymnasium.make`."""
-    import gymnasium
+    """Register the 18 IDs; the environment module loads only on `gymnasium.make`.
+
+    Skipped where Gymnasium is not installed: a policy server started from the
+    source tree in a model's own environment needs only NumPy.
+    """
+    try:
+        import gymnasium
+    except ModuleNotFoundError as exc:
+        if exc.name != "gymnasium":
+            raise
+        return
 
     for cond in CONDITIONS:
         if cond.env_id not in gymnasium.registry:
