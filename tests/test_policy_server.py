@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import http.server
 import socket
+import threading
 
 import numpy as np
 import pytest
@@ -212,3 +214,37 @@ def test_preflight_against_a_closed_port():
     with pytest.raises(PolicyConnectionError, match="no policy server is listening") as info:
         client.preflight()
     assert "htb-serve --policy" in str(info.value)
+
+
+class _PostOnly(http.server.BaseHTTPRequestHandler):
+    """A minimal custom server: answers /act, has no /info route (GET gives 501); /info?fail gives 500."""
+
+    def do_POST(self):
+        body = wire.encode({"action": np.zeros((2, 36), np.float32)})
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.mark.parametrize("code", [None, 404, 405, 500])
+def test_a_server_without_info_passes_the_preflight_but_a_failing_info_does_not(code):
+    handler = type("Handler", (_PostOnly,), {})
+    if code is not None:
+        handler.do_GET = lambda self: self.send_error(code)
+    httpd = http.server.HTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        client = HttpPolicyClient("127.0.0.1", httpd.server_address[1])
+        if code == 500:
+            with pytest.raises(PolicyConnectionError, match="answered GET /info with HTTP 500"):
+                client.preflight()
+        else:
+            assert client.preflight() == {}
+            assert client.act(request(None)).shape == (2, 36)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

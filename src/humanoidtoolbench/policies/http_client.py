@@ -20,6 +20,9 @@ from . import wire
 from .errors import PolicyConnectionError, PolicyError, check_chunk, one_line
 
 _MAX_MESSAGE = 1000
+# How a server without an /info route answers GET /info: not found, method not allowed, or
+# not implemented (a stdlib http.server handler that defines only do_POST).
+NO_INFO_ROUTE = (404, 405, 501)
 
 
 def _error_text(exc: urllib.error.HTTPError) -> str:
@@ -74,7 +77,7 @@ class HttpPolicyClient:
         try:
             info = self._request("GET", "/info", None, self.read_timeout)
         except urllib.error.HTTPError as exc:
-            if exc.code == 404:
+            if exc.code in NO_INFO_ROUTE:
                 return {}
             raise PolicyConnectionError(
                 f"policy server at {self.url} answered GET /info with HTTP {exc.code} {exc.reason}: {_error_text(exc)}"[:_MAX_MESSAGE]
