@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -288,3 +289,29 @@ def test_an_output_that_is_a_file_or_cannot_be_made_is_one_line_and_exit_2(tmp_p
         err = capsys.readouterr().err.strip()
         assert fragment in err and "\n" not in err
     assert blocker.read_text() == "not a directory"
+
+
+POOLS = HOLD + """
+    import json, os
+    from pathlib import Path
+
+    Path(__file__).with_suffix(".json").write_text(
+        json.dumps({v: os.environ.get(v) for v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")})
+    )
+"""
+
+
+@pytest.mark.parametrize("workers, preset", [("1", None), ("2", None), ("1", "3")])
+def test_math_thread_pools_are_bounded_before_the_policy_loads(tmp_path, monkeypatch, workers, preset):
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        monkeypatch.setenv(var, "placeholder")  # so that monkeypatch restores the variable afterwards
+        monkeypatch.delenv(var)
+    if preset:
+        monkeypatch.setenv("OMP_NUM_THREADS", preset)
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    policy = write_policy(tmp_path / "pools.py", POOLS)
+    args = ["--policy", f"{policy}:act", "--checkpoint", "k", *FAST, "--no-video", "--workers", workers]
+    assert eval_cli.main([*args, "--output", str(tmp_path / "out")]) == 0
+    seen = json.loads(policy.with_suffix(".json").read_text())
+    share = str(min(4, 8 // int(workers)))
+    assert seen == {"OMP_NUM_THREADS": preset or share, "MKL_NUM_THREADS": share, "OPENBLAS_NUM_THREADS": share}

@@ -9,6 +9,7 @@ import traceback
 from pathlib import Path
 
 from ..eval.settings import MAX_STEPS_LIMIT, EvalSettings
+from ..eval.thread_pools import bound_thread_pools
 from ..policies.builtin import BUILTIN_POLICIES
 from ..policies.errors import PolicyConnectionError, PolicyLoadError
 from ..robot import assets
@@ -235,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.dry_run:
         _dry_run(args, conditions, settings_of)
         return 0
+    bound_thread_pools(args.worker_count or 1)
     spec = _policy_spec(args)
     try:
         assets.installed()

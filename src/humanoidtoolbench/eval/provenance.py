@@ -24,6 +24,7 @@ import numpy
 import humanoidtoolbench
 
 from ..sim import render
+from .thread_pools import POOL_VARS
 
 PACKAGE_ROOT = Path(humanoidtoolbench.__file__).resolve().parent
 DISTRIBUTION = "humanoidtoolbench"
@@ -35,7 +36,7 @@ ENV_VARS = (
     "HUMANOIDTOOLBENCH_FORCE_CPU",
     "HUMANOIDTOOLBENCH_GPU",
     "CUDA_VISIBLE_DEVICES",
-    "OMP_NUM_THREADS",
+    *POOL_VARS,
 )
 _VERSION_LABELS = {"python": "Python", "mujoco": "MuJoCo", "numpy": "NumPy", "av": "PyAV"}
 
