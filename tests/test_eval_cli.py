@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import socket
@@ -68,15 +69,22 @@ def server():
     srv.shutdown()
 
 
-def test_http_pose_holder_end_to_end(server, tmp_path, capsys):
+def test_http_pose_holder_end_to_end(server, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     out = tmp_path / "out"
-    rc = eval_cli.main(["--host", "127.0.0.1", "--port", str(server), "--episodes", "1", "--max-steps", "100", "--output", str(out)])
+    rc = eval_cli.main(["--host", "127.0.0.1", "--port", str(server), "--episodes", "1", "--max-steps", "100", "--output", "out"])
     assert rc == 0
     [result_path] = results(out)
     result = json.loads(result_path.read_text())
     assert result["status"] == "validated" and result["reportable"] is False
     assert result["policy_info"]["policy"] == "pose-hold" and result["policy_info"]["transport"] == "http"
     assert len(result["videos"]) == 4 and all(v["frames"] >= 2 for v in result["videos"])
+    # Paths in the result are absolute even for a relative --output.
+    assert Path(result["run_dir"]) == result_path.parent.resolve()
+    for video in result["videos"]:
+        path = Path(video["path"])
+        assert path.is_absolute() and path.parent.parent.parent == result_path.parent.resolve()
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == video["sha256"]
     assert validate_run(result_path.parent) == []
     summary = json.loads((result_path.parent / "summaries" / "episode_10000.json").read_text())
     assert summary["step"] == 100 and summary["outcome"] == "timeout"

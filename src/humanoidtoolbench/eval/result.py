@@ -60,7 +60,8 @@ def build_result(
         "action_schema": settings.config()["action_schema"],
         "outcomes": [{"seed": s["seed"], "success": s["success"], "step": s["step"], "outcome": s["outcome"]} for s in summaries],
         "videos": [
-            {"path": v["path"], "frames": v["frames"], "sha256": v["sha256"], "decoded_sha256": v["decoded_sha256"]}
+            # Absolute, as the protocol has every path in this file; episode summaries keep them relative.
+            {"path": str(run_path.resolve() / v["path"]), "frames": v["frames"], "sha256": v["sha256"], "decoded_sha256": v["decoded_sha256"]}
             for s in summaries
             for v in s.get("videos", [])
         ],
