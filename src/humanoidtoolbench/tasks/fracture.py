@@ -1,13 +1,12 @@
 """Ice blocks that break when a tool hits them hard enough.
 
-Rule (checked after every 0.005 s physics step; `TaskEpisode.step` passes
-`IceFracture.update` to `Simulation.step`): a block breaks when the normal
-force of a contact with any tool body, multiplied by the physics step,
-reaches 0.042 N s while that tool body was closing on the block at 0.5 m/s or
-faster. The closing speed is the one measured while the tool was not yet
-touching the block, so a tool resting on the ice cannot break it. Hands and
-other objects never break ice. A rigid hammer's blow can last a single
-physics step, so a check once per 50 Hz command would miss most of them.
+Rule (checked once per 50 Hz command, after its physics steps, as published;
+`TaskEpisode.step` calls `IceFracture.update`): a block breaks when the normal
+force between it and a tool body, summed over their contact points and
+multiplied by the 0.005 s physics step, reaches 0.042 N s while that tool body
+was closing on the block at 0.5 m/s or faster. The closing speed is the one
+measured while the tool was not yet touching the block, so a tool resting on
+the ice cannot break it. Hands and other objects never break ice.
 
 Each block has eight shards (its octants), built with the block but parked
 out of sight without contacts. At the break they take the block's place and
