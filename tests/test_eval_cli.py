@@ -57,6 +57,7 @@ STRICT = HOLD + """
         assert states.shape == (1, 32) and states.dtype == np.float32
         assert isinstance(request["instruction"], str) and request["instruction"]
         assert isinstance(request["history"].get("reset", False), bool)
+        assert request["history"]["rgb_head_stereo_left"] == []
         return act(request)
 """
 

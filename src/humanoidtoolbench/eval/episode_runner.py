@@ -66,7 +66,8 @@ def build_request(image: np.ndarray, state: np.ndarray, instruction: str, reset:
         "image": {IMAGE_KEY: image},
         "state": {"states": state.reshape(1, -1).astype(np.float32)},
         "instruction": instruction,
-        "history": {"reset": reset},
+        # No image history is kept; like the original client, one empty list per image key.
+        "history": {IMAGE_KEY: [], "reset": reset},
     }
 
 
