@@ -220,6 +220,7 @@ class _PostOnly(http.server.BaseHTTPRequestHandler):
     """A minimal custom server: answers /act, has no /info route (GET gives 501); /info?fail gives 500."""
 
     def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
         body = wire.encode({"action": np.zeros((2, 36), np.float32)})
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
