@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.server
 import socket
 import threading
+import urllib.request
 
 import numpy as np
 import pytest
@@ -249,3 +250,36 @@ def test_a_server_without_info_passes_the_preflight_but_a_failing_info_does_not(
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def test_while_a_call_runs_info_answers_and_another_session_is_refused_at_once():
+    entered, release, callers = threading.Event(), threading.Event(), []
+
+    def slow(request):
+        callers.append(threading.current_thread().name)
+        entered.set()
+        assert release.wait(60)
+        return pose_hold.predict(request)
+
+    srv = PolicyServer(LoadedPolicy(predict=slow, name="slow", source="test", file=None, adapter_sha256="0" * 64))
+    port = srv.start()
+    try:
+        first, answer = HttpPolicyClient("127.0.0.1", port, session="a"), {}
+        call = threading.Thread(target=lambda: answer.setdefault("chunk", first.act(request(None))))
+        call.start()
+        assert entered.wait(60)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/info", timeout=10) as response:
+            state = wire.decode(response.read())["server_state"]
+        assert state["request_in_progress"] is True and state["active_session"] == "a"
+        second = HttpPolicyClient("127.0.0.1", port, session="b")
+        with pytest.raises(PolicyConnectionError, match="busy serving another evaluator"):
+            second.preflight()
+        with pytest.raises(PolicyError, match="HTTP 409"):
+            second.act(request(None))
+        release.set()
+        call.join(60)
+        assert answer["chunk"].shape == (10, 36)
+        assert callers == ["policy-server"]  # the serving thread, never a request thread
+    finally:
+        release.set()
+        srv.shutdown()

@@ -6,15 +6,21 @@ episodes. By default the server is exclusive: a second session is refused with
 409 while the first is active (a request in progress, or one less than
 `session_timeout_s` ago) until it is released. `handle` is the whole request
 logic, testable without sockets; the HTTP layer only moves bytes.
+
+Requests are read on their own threads, so `/info` and a refusal answer at once
+while a `predict` call runs; the calls themselves are queued to the serving
+thread (the main thread of `htb-serve`), where the policy was imported, one at
+a time.
 """
 
 from __future__ import annotations
 
+import queue
 import sys
 import threading
 import time
 import traceback
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 from urllib.parse import urlsplit
 
@@ -28,6 +34,33 @@ from .loader import LoadedPolicy
 
 def print_to_stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+class _SerialCalls:
+    """Runs functions handed over by request threads on the one thread that called `run`."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.Queue = queue.Queue()
+
+    def call(self, fn, *args):
+        done, outcome = threading.Event(), {}
+        self._jobs.put((fn, args, outcome, done))
+        done.wait()
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["value"]
+
+    def run(self, stop: threading.Event) -> None:
+        while not stop.is_set():
+            try:
+                fn, args, outcome, done = self._jobs.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            try:
+                outcome["value"] = fn(*args)
+            except Exception as exc:  # re-raised, with its traceback, on the request's thread
+                outcome["error"] = exc
+            done.set()
 
 
 class PolicyServer:
@@ -52,7 +85,8 @@ class PolicyServer:
         self._session: str | None = None
         self._last_request: float | None = None
         self._in_flight = 0
-        self._httpd: HTTPServer | None = None
+        self._calls: _SerialCalls | None = None  # set while serving; `handle` alone calls directly
+        self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     # --- request logic -------------------------------------------------------------
@@ -103,7 +137,8 @@ class PolicyServer:
             self._last_request = self._clock()
         try:
             try:
-                action = self.policy.predict(request)
+                calls = self._calls
+                action = calls.call(self.policy.predict, request) if calls else self.policy.predict(request)
             except Exception as exc:
                 self._log(f"policy raised while serving session {session}:\n{traceback.format_exc()}")
                 return 500, {"error": describe_exception(exc)}
@@ -150,7 +185,7 @@ class PolicyServer:
 
     # --- HTTP ----------------------------------------------------------------------
 
-    def _bind(self, host: str, port: int) -> HTTPServer:
+    def _bind(self, host: str, port: int) -> ThreadingHTTPServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -177,33 +212,42 @@ class PolicyServer:
             def log_message(self, format, *args):  # errors are logged by `handle`; skip per-request lines
                 pass
 
-        self._httpd = HTTPServer((host, port), Handler)
-        return self._httpd
+        httpd = ThreadingHTTPServer((host, port), Handler)
+        httpd.daemon_threads = True
+        return httpd
 
-    def serve_forever(self, host: str, port: int, ready: Callable[[str], None] | None = None) -> None:
-        """Serve on the calling thread (so `predict` runs where the policy was imported) until interrupted.
-
-        Binding errors (port in use) raise `OSError` before `ready(url)` is called.
-        """
-        httpd = self._bind(host, port)
+    def _serve(self, httpd: ThreadingHTTPServer, host: str, ready: Callable[[str], None] | None) -> None:
+        """Read requests on background threads and run `predict` on this one until `_stop` is set."""
+        self._calls = _SerialCalls()
+        reader = threading.Thread(target=httpd.serve_forever, name="policy-http", daemon=True)
+        reader.start()
         try:
             if ready is not None:
                 ready(f"http://{host}:{httpd.server_address[1]}")
-            httpd.serve_forever()
+            self._calls.run(self._stop)
         finally:
+            httpd.shutdown()
             httpd.server_close()
+            self._calls = None
+
+    def serve_forever(self, host: str, port: int, ready: Callable[[str], None] | None = None) -> None:
+        """Serve until interrupted, calling `predict` on the calling thread (where the policy was imported).
+
+        Binding errors (port in use) raise `OSError` before `ready(url)` is called.
+        """
+        self._serve(self._bind(host, port), host, ready)
 
     def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
-        """Serve from a background thread (for tests); returns the bound port."""
+        """Serve from a background thread, which then runs the `predict` calls (for tests); returns the port."""
         httpd = self._bind(host, port)
-        self._thread = threading.Thread(target=httpd.serve_forever, name="policy-server", daemon=True)
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._serve, args=(httpd, host, None), name="policy-server", daemon=True)
         self._thread.start()
         return httpd.server_address[1]
 
     def shutdown(self) -> None:
         """Stop a server started with `start`."""
         if self._thread is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
+            self._stop.set()
             self._thread.join()
-            self._httpd = self._thread = None
+            self._thread = None
