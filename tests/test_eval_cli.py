@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from humanoidtoolbench.cli import eval as eval_cli
+from humanoidtoolbench.eval.thread_pools import POOL_VARS
 from humanoidtoolbench.eval.validation import validate_run
 from humanoidtoolbench.policies.loader import load_policy
 from humanoidtoolbench.policies.server import PolicyServer
@@ -312,7 +313,7 @@ POOLS = HOLD + """
 
 @pytest.mark.parametrize("workers, preset", [("1", None), ("2", None), ("1", "3")])
 def test_math_thread_pools_are_bounded_before_the_policy_loads(tmp_path, monkeypatch, workers, preset):
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    for var in POOL_VARS:
         monkeypatch.setenv(var, "placeholder")  # so that monkeypatch restores the variable afterwards
         monkeypatch.delenv(var)
     if preset:

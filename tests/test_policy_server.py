@@ -182,6 +182,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def assert_refused(port: int, session: str) -> None:
+    """Another evaluator's session is turned away, at pre-flight and at /act."""
+    other = HttpPolicyClient("127.0.0.1", port, session=session)
+    with pytest.raises(PolicyConnectionError, match="busy serving another evaluator"):
+        other.preflight()
+    with pytest.raises(PolicyError, match="HTTP 409"):
+        other.act(request(None))
+
+
 def test_http_round_trip_sessions_and_privilege():
     received = []
 
@@ -199,13 +208,9 @@ def test_http_round_trip_sessions_and_privilege():
         assert chunk.shape == (10, 36) and chunk.dtype == np.float64
         assert received[0]["session"] == "first" and "privileged" not in received[0]
 
-        second = HttpPolicyClient("127.0.0.1", port, session="second")
-        with pytest.raises(PolicyConnectionError, match="busy serving another evaluator"):
-            second.preflight()
-        with pytest.raises(PolicyError, match="HTTP 409"):
-            second.act(request(None))
+        assert_refused(port, "second")
         first.release()
-        assert second.act(request(None)).shape == (10, 36)
+        assert HttpPolicyClient("127.0.0.1", port, session="second").act(request(None)).shape == (10, 36)
     finally:
         server.shutdown()
 
@@ -218,7 +223,7 @@ def test_preflight_against_a_closed_port():
 
 
 class _PostOnly(http.server.BaseHTTPRequestHandler):
-    """A minimal custom server: answers /act, has no /info route (GET gives 501); /info?fail gives 500."""
+    """A minimal custom server: answers /act and has no /info route (a GET gets 501)."""
 
     def do_POST(self):
         self.rfile.read(int(self.headers["Content-Length"]))
@@ -261,7 +266,7 @@ def test_while_a_call_runs_info_answers_and_another_session_is_refused_at_once()
         assert release.wait(60)
         return pose_hold.predict(request)
 
-    srv = PolicyServer(LoadedPolicy(predict=slow, name="slow", source="test", file=None, adapter_sha256="0" * 64))
+    srv = PolicyServer(make_policy(slow), log=lambda m: None)
     port = srv.start()
     try:
         first, answer = HttpPolicyClient("127.0.0.1", port, session="a"), {}
@@ -271,11 +276,7 @@ def test_while_a_call_runs_info_answers_and_another_session_is_refused_at_once()
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/info", timeout=10) as response:
             state = wire.decode(response.read())["server_state"]
         assert state["request_in_progress"] is True and state["active_session"] == "a"
-        second = HttpPolicyClient("127.0.0.1", port, session="b")
-        with pytest.raises(PolicyConnectionError, match="busy serving another evaluator"):
-            second.preflight()
-        with pytest.raises(PolicyError, match="HTTP 409"):
-            second.act(request(None))
+        assert_refused(port, "b")
         release.set()
         call.join(60)
         assert answer["chunk"].shape == (10, 36)

@@ -49,16 +49,17 @@ class Missing:
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 
 sys.meta_path.insert(0, Missing())
-sys.argv = ["serve_policy.py", "--port", "0", "--checkpoint", "c"]
-runpy.run_path(sys.argv_script, run_name="__main__")
+script = sys.argv[1]
+sys.argv = [script, "--port", "0", "--checkpoint", "c"]
+runpy.run_path(script, run_name="__main__")
 """
 
 
 def test_the_example_server_runs_from_the_source_tree_with_numpy_alone():
     root = Path(__file__).resolve().parents[1]
-    script = NUMPY_ONLY.replace("sys.argv_script", repr(str(root / "examples" / "serve_policy.py")))
     env = {**os.environ, "PYTHONPATH": str(root / "src")}
-    server = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    cmd = [sys.executable, "-c", NUMPY_ONLY, str(root / "examples" / "serve_policy.py")]
+    server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         first = server.stdout.readline()
         assert first.startswith("serving policy 'pose-hold'"), first + server.stderr.read()
