@@ -39,14 +39,14 @@ import mujoco
 import numpy as np
 
 from humanoidtoolbench.cli import eval as eval_cli
-from humanoidtoolbench.control import contract
+from humanoidtoolbench.control import decoupled_v1 as contract
 from humanoidtoolbench.policies.builtin import BUILTIN_POLICIES
 from humanoidtoolbench.robot.cameras import POLICY_CAMERA
 from humanoidtoolbench.sim.render import CameraRenderer, backend_info
 from humanoidtoolbench.sim.scene import SUBSTEPS
 from humanoidtoolbench.sim.simulation import home_upper_pose
-from humanoidtoolbench.tasks.episode import TaskEpisode
-from humanoidtoolbench.tasks.registry import DEFAULT_ENV, EPISODES, MAX_STEPS, SEED_START, parse
+from humanoidtoolbench.suites.toolbench.episode import TaskEpisode
+from humanoidtoolbench.suites.toolbench.registry import DEFAULT_ENV, EPISODES, MAX_STEPS, SEED_START, parse
 
 CONDITION = parse(DEFAULT_ENV)
 ASSUMED_STEPS = 1000  # mean episode length assumed when there is no expert policy to measure

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 import humanoidtoolbench  # noqa: F401  (headless GL before MuJoCo loads)
-from humanoidtoolbench.control import contract
+from humanoidtoolbench.control import decoupled_v1 as contract
 from humanoidtoolbench.control.assisted import AssistedController
 from humanoidtoolbench.control.base import BasePose
 from humanoidtoolbench.record.files import write_json_atomic

@@ -15,8 +15,8 @@ import humanoidtoolbench  # noqa: F401  (headless GL before MuJoCo loads)
 from humanoidtoolbench.record.png import write_png
 from humanoidtoolbench.robot.cameras import CAMERA_NAMES, POLICY_CAMERA
 from humanoidtoolbench.sim.render import CameraRenderer
-from humanoidtoolbench.tasks.episode import TaskEpisode
-from humanoidtoolbench.tasks.registry import DEFAULT_ENV, SEED_START, UnknownEnvironment, parse
+from humanoidtoolbench.suites.toolbench.episode import TaskEpisode
+from humanoidtoolbench.suites.toolbench.registry import DEFAULT_ENV, SEED_START, UnknownEnvironment, parse
 
 
 def main() -> int:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import humanoidtoolbench  # noqa: F401  (selects the headless GL backend before MuJoCo loads)
-from humanoidtoolbench.control import contract
+from humanoidtoolbench.control import decoupled_v1 as contract
 from humanoidtoolbench.control.base import BasePose
 from humanoidtoolbench.robot import assets
 from humanoidtoolbench.sim.simulation import Simulation, home_upper_pose, robot_in_room

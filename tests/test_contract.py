@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from conftest import make_sim
-from humanoidtoolbench.control import contract
+from humanoidtoolbench.control import decoupled_v1 as contract
 
 # Spot checks straight from the public action table.
 SPEC_SLOTS = {

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import HOME, SPAWN, hold, make_sim, run
-from humanoidtoolbench.control import contract
+from humanoidtoolbench.control import decoupled_v1 as contract
 from humanoidtoolbench.control.assisted import wrap
 from humanoidtoolbench.robot import collision
 from humanoidtoolbench.robot.joints import BY_NAME

@@ -200,7 +200,7 @@ def test_dry_run_opens_no_socket_and_builds_no_simulator(monkeypatch, capsys):
         raise AssertionError("dry run must not do this")
 
     monkeypatch.setattr(socket.socket, "connect", forbidden)
-    monkeypatch.setattr("humanoidtoolbench.tasks.episode.TaskEpisode.__init__", forbidden)
+    monkeypatch.setattr("humanoidtoolbench.suites.toolbench.episode.TaskEpisode.__init__", forbidden)
     monkeypatch.setattr("mujoco.MjModel.from_xml_path", forbidden)
     assert eval_cli.main(["all", "--host", "10.0.0.1", "--dry-run", "--episodes", "2"]) == 0
     out = capsys.readouterr().out

@@ -5,15 +5,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from humanoidtoolbench.eval.episode_runner import EPISODE_SEED_KEY, build_request
+from humanoidtoolbench.control import decoupled_v1 as contract
 from humanoidtoolbench.policies.baselines import CHUNK, RandomPolicy, zero
-from humanoidtoolbench.policies.expert import Expert
+from humanoidtoolbench.policies.reply import EPISODE_SEED_KEY
 from humanoidtoolbench.robot.joints import BY_NAME
-from humanoidtoolbench.control import contract
-from humanoidtoolbench.tasks.episode import TaskEpisode
-from humanoidtoolbench.tasks.registry import parse
+from humanoidtoolbench.suites.toolbench import SUITE
+from humanoidtoolbench.suites.toolbench.episode import TaskEpisode
+from humanoidtoolbench.suites.toolbench.expert import Expert
+from humanoidtoolbench.suites.toolbench.registry import parse
 
 BLANK = np.zeros((360, 640, 3), np.uint8)
+
+
+def build_request(state, reset: bool, condition=parse("G1BallMove-L1-S")) -> dict:
+    return SUITE.build_request(condition, BLANK, state, reset)
 
 
 def run_expert(name: str, seed: int, max_steps: int = 3000):
@@ -23,7 +28,7 @@ def run_expert(name: str, seed: int, max_steps: int = 3000):
     expert, queue, requests = Expert(), [], 0
     for step in range(1, max_steps + 1):
         if not queue:
-            request = build_request(BLANK, episode.state(), episode.condition.instruction, reset=requests == 0)
+            request = build_request(episode.state(), requests == 0, episode.condition)
             request["privileged"] = episode.privileged()
             chunk = expert(request)
             requests += 1
@@ -32,13 +37,14 @@ def run_expert(name: str, seed: int, max_steps: int = 3000):
                 for i, joint in enumerate(contract.JOINT_SLOTS):
                     assert BY_NAME[joint].lo - 1e-9 <= row[i] <= BY_NAME[joint].hi + 1e-9, joint
             queue = list(chunk)
-            episode.previous_height = float(chunk[-1, 31])
+            episode.on_chunk(chunk)
         result = episode.step(queue.pop(0))
         if result.success:
             return result, step
     return result, max_steps
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", ["BallMove", "BallRetrieve", "IceBreak"])
 @pytest.mark.parametrize("seed", [10000, 10001, 10002])
 def test_expert_solves_level_1(scenario, seed):
@@ -48,6 +54,7 @@ def test_expert_solves_level_1(scenario, seed):
     assert result.metrics["tool_lift"] > 0.05  # and the tool is still in hand, off the bench
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", ["BallMove", "BallRetrieve", "IceBreak"])
 def test_expert_solves_level_2(scenario):
     result, step = run_expert(f"G1{scenario}-L2-R", 10000)
@@ -57,7 +64,7 @@ def test_expert_solves_level_2(scenario):
 
 
 def test_expert_needs_privileged_state():
-    request = build_request(BLANK, np.zeros(32, np.float32), "x", reset=True)
+    request = build_request(np.zeros(32, np.float32), reset=True)
     with pytest.raises(RuntimeError, match="privileged"):
         Expert()(request)
 
@@ -79,6 +86,6 @@ def test_random_baseline_is_reproducible_for_a_seed():
 
 
 def test_zero_baseline_answers_a_chunk_of_zero_actions():
-    request = build_request(BLANK, np.zeros(32, np.float32), "x", reset=True)
+    request = build_request(np.zeros(32, np.float32), reset=True)
     chunk = zero(request)
     assert chunk.shape == (CHUNK, contract.ACTION_DIM) and not chunk.any()

@@ -16,14 +16,14 @@ import mujoco
 import numpy as np
 import pytest
 
-from humanoidtoolbench.control import contract
+from humanoidtoolbench.control import decoupled_v1 as contract
 from humanoidtoolbench.sim import scene
 from humanoidtoolbench.sim.scene import SUBSTEPS
-from humanoidtoolbench.tasks import bench, fracture
-from humanoidtoolbench.tasks.contacts import subtree_bodies
-from humanoidtoolbench.tasks.episode import TaskEpisode
-from humanoidtoolbench.tasks.props import tools
-from humanoidtoolbench.tasks.registry import parse
+from humanoidtoolbench.suites.toolbench import bench, fracture
+from humanoidtoolbench.suites.toolbench.contacts import subtree_bodies
+from humanoidtoolbench.suites.toolbench.episode import TaskEpisode
+from humanoidtoolbench.suites.toolbench.props import tools
+from humanoidtoolbench.suites.toolbench.registry import parse
 
 SPEED = 1.5  # m/s
 GAP = 0.03  # m between the tool's working end and the block at the start

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import humanoidtoolbench  # noqa: F401  (registers the environments)
-from humanoidtoolbench.control import contract
-from humanoidtoolbench.tasks import bench, layout
-from humanoidtoolbench.tasks.registry import CONDITIONS, HOLD_STEPS, parse
+from humanoidtoolbench.control import decoupled_v1 as contract
+from humanoidtoolbench.suites.toolbench import bench, layout
+from humanoidtoolbench.suites.toolbench.registry import CONDITIONS, HOLD_STEPS, parse
 
 ENV_ID = "humanoidtoolbench/G1BallMove-L0-S"
 SEED = 10000

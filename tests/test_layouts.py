@@ -19,12 +19,12 @@ import mujoco
 import numpy as np
 import pytest
 
-from humanoidtoolbench.control import contract
-from humanoidtoolbench.tasks import bench, fracture, layout
-from humanoidtoolbench.tasks.contacts import subtree_bodies
-from humanoidtoolbench.tasks.episode import TaskEpisode
-from humanoidtoolbench.tasks.layout import BALL, DECOY, ICE, IRRELEVANT, TOOL, Placement, footprints_overlap, sample_layout
-from humanoidtoolbench.tasks.registry import CONDITIONS, SEED_START, parse
+from humanoidtoolbench.control import decoupled_v1 as contract
+from humanoidtoolbench.suites.toolbench import bench, fracture, layout
+from humanoidtoolbench.suites.toolbench.contacts import subtree_bodies
+from humanoidtoolbench.suites.toolbench.episode import TaskEpisode
+from humanoidtoolbench.suites.toolbench.layout import BALL, DECOY, ICE, IRRELEVANT, TOOL, Placement, footprints_overlap, sample_layout
+from humanoidtoolbench.suites.toolbench.registry import CONDITIONS, SEED_START, parse
 
 SEEDS = range(SEED_START, SEED_START + 100)
 SCENE_SEEDS = range(SEED_START, SEED_START + 10)
@@ -176,8 +176,8 @@ def test_same_condition_and_seed_give_different_layouts_across_conditions():
 
 def test_layout_is_the_same_in_a_fresh_process():
     """No dependence on Python's per-process string hashing or import order."""
-    code = ("import humanoidtoolbench; from humanoidtoolbench.tasks.layout import sample_layout; "
-            "from humanoidtoolbench.tasks.registry import parse; print(repr(sample_layout(parse('G1IceBreak-L1-R'), 10042)))")
+    code = ("import humanoidtoolbench; from humanoidtoolbench.suites.toolbench.layout import sample_layout; "
+            "from humanoidtoolbench.suites.toolbench.registry import parse; print(repr(sample_layout(parse('G1IceBreak-L1-R'), 10042)))")
     out = []
     for hashseed in ("1", "2"):
         env = dict(os.environ, PYTHONHASHSEED=hashseed)

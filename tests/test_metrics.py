@@ -15,12 +15,12 @@ import mujoco
 import numpy as np
 import pytest
 
-from humanoidtoolbench.control import contract
-from humanoidtoolbench.tasks import bench, fracture, layout
-from humanoidtoolbench.tasks.contacts import subtree_bodies
-from humanoidtoolbench.tasks.episode import TaskEpisode
-from humanoidtoolbench.tasks.metrics import FIRST_MOVE_DISTANCE, REACHED_RADIUS
-from humanoidtoolbench.tasks.registry import CONDITIONS, HOLD_STEPS, parse
+from humanoidtoolbench.control import decoupled_v1 as contract
+from humanoidtoolbench.suites.toolbench import bench, fracture, layout
+from humanoidtoolbench.suites.toolbench.contacts import subtree_bodies
+from humanoidtoolbench.suites.toolbench.episode import TaskEpisode
+from humanoidtoolbench.suites.toolbench.metrics import FIRST_MOVE_DISTANCE, REACHED_RADIUS
+from humanoidtoolbench.suites.toolbench.registry import CONDITIONS, HOLD_STEPS, parse
 
 SEED = 10000
 

@@ -62,7 +62,7 @@ def test_report_from_output_directory(tmp_path, capsys):
     assert (r.successes, r.episodes, r.median_steps) == (2, 3, 1000)
     assert r.causes == {"no block broken": 1}
     text = markdown(reports)
-    assert "| IceBreak | L1 | 2/3 | — |" in text and "no block broken (1)" in text
+    assert "| IceBreak | L1 | 2/3 (66.7%) | — |" in text and "no block broken (1)" in text
     assert metrics_cli.main([str(tmp_path)]) == 0
     assert "2/3" in capsys.readouterr().out
 

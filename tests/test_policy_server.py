@@ -10,7 +10,7 @@ import urllib.request
 import numpy as np
 import pytest
 
-from humanoidtoolbench.control import contract
+from humanoidtoolbench.control import decoupled_v1 as contract
 from humanoidtoolbench.policies import pose_hold, wire
 from humanoidtoolbench.policies.errors import PolicyConnectionError, PolicyError
 from humanoidtoolbench.policies.http_client import HttpPolicyClient

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from humanoidtoolbench.tasks import fracture
-from humanoidtoolbench.tasks.metrics import HoldCounter, inside_ring, lifted
+from humanoidtoolbench.suites.toolbench import fracture
+from humanoidtoolbench.suites.toolbench.metrics import HoldCounter, inside_ring, lifted
 
 
 @pytest.mark.parametrize("lift, ok", [(0.079, False), (0.080, True), (0.081, True), (-0.2, False)])

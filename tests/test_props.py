@@ -13,8 +13,8 @@ import pytest
 
 from humanoidtoolbench.robot import collision
 from humanoidtoolbench.sim import scene
-from humanoidtoolbench.tasks.props import household, meshes, tools
-from humanoidtoolbench.tasks.props.base import Prop
+from humanoidtoolbench.suites.toolbench.props import household, meshes, tools
+from humanoidtoolbench.suites.toolbench.props.base import Prop
 
 BENCH_TOP = 0.70
 SETTLE_S = 3.0

@@ -6,8 +6,8 @@ import gymnasium as gym
 import pytest
 
 import humanoidtoolbench  # noqa: F401  (registers the environments)
-from humanoidtoolbench.tasks import registry
-from humanoidtoolbench.tasks.instructions import INSTRUCTIONS
+from humanoidtoolbench.suites.toolbench import registry
+from humanoidtoolbench.suites.toolbench.instructions import INSTRUCTIONS
 
 
 def test_eighteen_conditions_in_run_order():

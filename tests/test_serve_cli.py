@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from humanoidtoolbench.cli.serve import main
-from humanoidtoolbench.eval.episode_runner import build_request
+from humanoidtoolbench.suites.toolbench import SUITE
+from humanoidtoolbench.suites.toolbench.registry import parse
 from humanoidtoolbench.policies.http_client import HttpPolicyClient
 
 
@@ -66,8 +67,8 @@ def test_the_example_server_runs_from_the_source_tree_with_numpy_alone():
         port = int(first.rsplit(":", 1)[1])
         client = HttpPolicyClient("127.0.0.1", port)
         assert client.preflight()["checkpoint"] == "c"
-        chunk = client.act(build_request(np.zeros((360, 640, 3), np.uint8), np.zeros(32, np.float32), "x", reset=True))
-        assert chunk.shape[1] == 36
+        request = SUITE.build_request(parse("G1BallMove-L0-S"), np.zeros((360, 640, 3), np.uint8), np.zeros(32, np.float32), True)
+        assert client.act(request).action.shape[1] == 36
         client.release()
     finally:
         server.terminate()

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from humanoidtoolbench.eval import summary as summ
-from humanoidtoolbench.tasks.registry import CONDITIONS
+from humanoidtoolbench.suites.toolbench.registry import CONDITIONS
 
 
 def result(cond, successes, **changes):

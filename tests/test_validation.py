@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from humanoidtoolbench.eval import validation
+from humanoidtoolbench.eval.records import EpisodeSummary, MetricsLine, VideoEntry
 from humanoidtoolbench.record.files import write_json_atomic
 from humanoidtoolbench.record.probe import VideoError, probe_video
 from humanoidtoolbench.record.video import VideoWriter
@@ -35,6 +36,12 @@ def write_video(path, camera_index: int, n: int = STEP + 1, black: bool = False)
     writer.close()
 
 
+def write_metrics(root, seed: int, steps: int) -> None:
+    (root / "metrics").mkdir(exist_ok=True)
+    lines = [MetricsLine(episode=seed, step=k, reward=0.0, terminated=False, truncated=False, metrics={}) for k in range(1, steps + 1)]
+    (root / "metrics" / f"episode_{seed}.jsonl").write_text("".join(line.encode() for line in lines))
+
+
 def make_run(root, seeds=(10000,), record_video=True):
     config = {
         "env_id": "humanoidtoolbench/G1BallMove-L0-S",
@@ -48,16 +55,15 @@ def make_run(root, seeds=(10000,), record_video=True):
     }
     write_json_atomic(root / validation.CONFIG_FILE, config)
     for seed in seeds:
-        (root / "metrics").mkdir(exist_ok=True)
-        (root / "metrics" / f"episode_{seed}.jsonl").write_text('{"step": 0}\n')
+        write_metrics(root, seed, STEP)
         videos = []
         if record_video:
             for i, camera in enumerate(CAMERA_NAMES):
                 write_video(root / validation.video_path(seed, camera), i)
-            videos = validation.validate_episode_videos(root, config, seed, STEP)
-        summary = {"seed": seed, "step": STEP, "success": True, "terminated": True, "truncated": False,
-                   "outcome": "success", "videos": videos}
-        write_json_atomic(root / "summaries" / f"episode_{seed}.json", summary)
+            videos = [VideoEntry(**v) for v in validation.validate_episode_videos(root, config, seed, STEP)]
+        summary = EpisodeSummary(env_id=config["env_id"], seed=seed, instruction="x", step=STEP, success=True,
+                                 terminated=True, truncated=False, outcome="success", videos=videos)
+        write_json_atomic(root / "summaries" / f"episode_{seed}.json", summary.to_json())
     return config
 
 
@@ -191,6 +197,8 @@ def test_timeout_must_end_at_max_steps(tmp_path):
     edit_summary(tmp_path, 10000, **timeout)
     assert problems_mentioning(validation.validate_run(tmp_path), "timeout at step 10", "expected step 20")
     edit_summary(tmp_path, 10000, step=MAX_STEPS)
+    assert problems_mentioning(validation.validate_run(tmp_path), "10 lines for 20 steps")
+    write_metrics(tmp_path, 10000, MAX_STEPS)
     assert validation.validate_run(tmp_path) == []
 
 

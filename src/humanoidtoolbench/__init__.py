@@ -7,6 +7,6 @@ _gl.configure()
 __version__ = "0.1.0"
 
 
-from .tasks.registry import register_gymnasium_envs  # noqa: E402
+from .suites import register_gymnasium_envs  # noqa: E402
 
 register_gymnasium_envs()

@@ -1,4 +1,4 @@
-"""`htb-eval`: evaluate a policy on one condition or all 18, with the public protocol's defaults."""
+"""`htb-eval`: evaluate a policy on one condition or a whole suite, with the suite's standard protocol."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ import sys
 import traceback
 from pathlib import Path
 
-from ..eval.settings import MAX_STEPS_LIMIT, EvalSettings
+from .. import suites
+from ..control import CONTROLLERS
+from ..eval.policy_source import builtin_policies
+from ..eval.settings import EvalSettings
 from ..eval.thread_pools import bound_thread_pools
-from ..policies.builtin import BUILTIN_POLICIES
 from ..policies.errors import PolicyConnectionError, PolicyLoadError
 from ..robot import assets
-from ..tasks.registry import CONDITIONS, DEFAULT_ENV, EPISODES, MAX_STEPS, SEED_START, UnknownEnvironment, parse
 
 DEFAULT_OUTPUT = "htb-results"
 DEFAULT_PORT = 21000
@@ -24,29 +25,38 @@ class UsageError(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    default = suites.default()
+    std = default.protocol
     p = argparse.ArgumentParser(
         prog="htb-eval",
-        description="Evaluate a policy on HumanoidToolBench conditions. The defaults are the standard protocol "
-        f"({EPISODES} episodes from seed {SEED_START}, {MAX_STEPS} steps); anything else is a diagnostic run.",
+        description="Evaluate a policy on HumanoidToolBench conditions. The defaults are each suite's standard protocol "
+        f"(tool use: {std.episodes} episodes from seed {std.seed_start}, {std.max_steps} steps); anything else is a "
+        "diagnostic run.",
     )
     p.add_argument(
         "env",
         nargs="?",
-        default=DEFAULT_ENV,
-        help=f"condition ID (prefix optional), several separated by commas, or 'all' (default {DEFAULT_ENV})",
+        default=default.default_condition.name,
+        help="condition ID (prefix optional), several of one suite separated by commas, 'all' (every tool-use "
+        f"condition) or 'SUITE:all' (default {default.default_condition.name})",
     )
-    p.add_argument("--list-envs", action="store_true", help="print the 18 condition IDs in the order 'all' runs them")
+    p.add_argument("--list-envs", action="store_true", help="print every suite's condition IDs in the order 'all' runs them")
     p.add_argument("--dry-run", action="store_true", help="print the settings; start no simulation, contact no server")
-    p.add_argument("--episodes", type=int, default=EPISODES)
-    p.add_argument("--seed-start", type=int, default=SEED_START)
-    p.add_argument("--max-steps", type=int, default=MAX_STEPS, help=f"1 to {MAX_STEPS_LIMIT}")
+    p.add_argument("--episodes", type=int, help=f"default: the suite's protocol ({std.episodes} for tool use)")
+    p.add_argument("--seed-start", type=int, help=f"default: the suite's protocol ({std.seed_start} for tool use)")
+    p.add_argument("--max-steps", type=int, help=f"1 to the suite's protocol budget ({std.max_steps} for tool use)")
+    p.add_argument(
+        "--controller",
+        choices=sorted(CONTROLLERS),
+        help=f"what executes the commands (default: the suite's protocol, {std.controller} for tool use)",
+    )
     p.add_argument("--output", default=DEFAULT_OUTPUT, help=f"results directory (default {DEFAULT_OUTPUT})")
     p.add_argument("--rerun", action="store_true", help="evaluate again even where a matching validated result exists")
     src = p.add_argument_group("policy source (choose one)")
     src.add_argument(
         "--policy",
         metavar="REF",
-        help=f"MODULE:FUNCTION, path/to/file.py:FUNCTION, or a built-in: {', '.join(BUILTIN_POLICIES)}",
+        help=f"MODULE:FUNCTION, path/to/file.py:FUNCTION, or a built-in: {', '.join(builtin_policies())}",
     )
     src.add_argument("--checkpoint", help="identifier of the policy's weights, recorded in results (with --policy)")
     src.add_argument("--host", help="address of a running policy server")
@@ -70,18 +80,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _conditions(env: str):
-    """The conditions named on the command line, in the order given, each once."""
-    if env.strip().lower() == "all":
-        return list(CONDITIONS)
+    """The conditions named on the command line, in the order given, each once, all of one suite."""
+    text = env.strip().lower()
     try:
-        named = [parse(name) for name in env.split(",") if name.strip()]
-    except UnknownEnvironment as exc:
+        if text == "all":
+            return list(suites.default().conditions)
+        if text.endswith(":all"):
+            return list(suites.get(text[: -len(":all")]).conditions)
+        named = [suites.parse(name) for name in env.split(",") if name.strip()]
+    except (suites.UnknownEnvironment, suites.SuiteError) as exc:
         raise UsageError(str(exc)) from None
     if not named:
         raise UsageError("name a condition, several separated by commas, or 'all'")
     unique = list(dict.fromkeys(named))
     if len(unique) < len(named):
         raise UsageError("a condition is named twice")
+    if len({c.suite for c in unique}) > 1:
+        raise UsageError("the conditions belong to different suites; evaluate each suite with its own command")
     return unique
 
 
@@ -110,9 +125,12 @@ def _workers(args) -> int | None:
     return int(text)
 
 
-def _check_numbers(args) -> None:
-    if not 1 <= args.max_steps <= MAX_STEPS_LIMIT:
-        raise UsageError(f"--max-steps must be between 1 and {MAX_STEPS_LIMIT}, got {args.max_steps}")
+def _check_numbers(args, protocol) -> None:
+    args.episodes = protocol.episodes if args.episodes is None else args.episodes
+    args.seed_start = protocol.seed_start if args.seed_start is None else args.seed_start
+    args.max_steps = protocol.max_steps if args.max_steps is None else args.max_steps
+    if not 1 <= args.max_steps <= protocol.max_steps:
+        raise UsageError(f"--max-steps must be between 1 and {protocol.max_steps}, got {args.max_steps}")
     if args.episodes < 1:
         raise UsageError(f"--episodes must be at least 1, got {args.episodes}")
     if args.seed_start < 0:
@@ -143,7 +161,7 @@ def _check_source(args) -> None:
     if args.policy and args.host:
         raise UsageError("--policy and --host are alternative policy sources; give one")
     if not args.policy and not args.host:
-        raise UsageError(f"choose a policy: --policy REF (built-in: {', '.join(BUILTIN_POLICIES)}) or --host HOST [--port PORT]")
+        raise UsageError(f"choose a policy: --policy REF (built-in: {', '.join(builtin_policies())}) or --host HOST [--port PORT]")
     if args.host and args.checkpoint:
         raise UsageError("--checkpoint goes with --policy; a policy server reports its own checkpoint")
     if args.policy and len(args.ports) > 1:
@@ -212,11 +230,11 @@ def _dry_run(args, conditions, settings_of) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.list_envs:
-        print("\n".join(c.env_id for c in CONDITIONS))
+        print("\n".join(c.env_id for suite in suites.suites() for c in suite.conditions))
         return 0
     try:
         conditions = _conditions(args.env)
-        _check_numbers(args)
+        _check_numbers(args, suites.suite_of(conditions[0]).protocol)
         _check_source(args)
         _check_output(args)
         if args.backend == "ray":
@@ -231,7 +249,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     def settings_of(cond):
-        return EvalSettings(cond, args.episodes, args.seed_start, args.max_steps, record_video=not args.no_video)
+        return EvalSettings(
+            cond, args.episodes, args.seed_start, args.max_steps, record_video=not args.no_video, controller=args.controller
+        )
 
     if args.dry_run:
         _dry_run(args, conditions, settings_of)
@@ -283,9 +303,9 @@ def _evaluate(args, conditions, settings_of, policy, backend) -> int:
             continue
         r = outcome.result
         # Relative to the summary, so a results directory can be moved, archived or published whole.
-        rows.append(summary_row(cond.env_id, r, outcome.run.result_path.relative_to(output).as_posix()))
-        flag = "reportable" if r["reportable"] else "not reportable: " + "; ".join(r["reasons"])
-        progress.message(f"{label}: {r['successes']}/{r['episodes']} successes ({flag}) -> {outcome.run.result_path}")
+        rows.append(summary_row(cond.env_id, r.to_json(), outcome.run.result_path.relative_to(output).as_posix()))
+        flag = "reportable" if r.reportable else "not reportable: " + "; ".join(r.reasons)
+        progress.message(f"{label}: {r.successes}/{r.episodes} successes ({flag}) -> {outcome.run.result_path}")
     if len(conditions) > 1:
         summary = write_summary(output, rows)
         mean = summary.get("mean_success_rate")

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..robot import assets
+from ..robot.variants import VARIANTS
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,7 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     except assets.AssetError as exc:
         print(f"htb-setup: {exc}", file=sys.stderr)
         return 2
-    print(f"asset manifest sha256 (fast visuals): {robot.manifest_sha256('fast')}")
+    for variant in VARIANTS:
+        print(f"asset manifest sha256 ({variant} robot, fast visuals): {robot.manifest_sha256('fast', variant)}")
     return 0
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+# Controller name -> "module:class", imported on use (importing a controller loads MuJoCo).
+CONTROLLERS = {"assisted": "humanoidtoolbench.control.assisted:AssistedController"}
+
 
 def make_controller(name: str):
     """A fresh controller by name (results record the name)."""
-    from .assisted import AssistedController
+    import importlib
 
-    controllers = {"assisted": AssistedController}
-    if name not in controllers:
-        raise ValueError(f"unknown controller {name!r}; available: {sorted(controllers)}")
-    return controllers[name]()
+    if name not in CONTROLLERS:
+        raise ValueError(f"unknown controller {name!r}; available: {sorted(CONTROLLERS)}")
+    module, cls = CONTROLLERS[name].split(":")
+    return getattr(importlib.import_module(module), cls)()

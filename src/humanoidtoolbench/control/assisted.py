@@ -24,7 +24,7 @@ import numpy as np
 
 from ..robot.joints import BY_NAME, LEG_JOINTS, PELVIS
 from .base import BasePose, Controller
-from .contract import JOINT_SLOTS, Command
+from .decoupled_v1 import JOINT_SLOTS, Command
 from .gait import SteppingGait
 
 HEIGHT_RANGE = (0.55, 0.78)  # pelvis heights the legs can reach
@@ -55,6 +55,7 @@ def _clip(x: float, lo: float, hi: float) -> float:
 
 class AssistedController(Controller):
     name = "assisted"
+    variant = "assisted"
 
     def __init__(self) -> None:
         self.gait = SteppingGait()
@@ -150,3 +151,7 @@ class AssistedController(Controller):
     def base_pose(self, data: mujoco.MjData) -> BasePose:
         x, y, z, yaw = data.qpos[self._base_qpos]
         return BasePose(float(x), float(y), float(z), wrap(float(yaw)))
+
+    def fallen(self, data: mujoco.MjData) -> bool:
+        """The driven base holds the pelvis upright above its lowest height: it cannot fall."""
+        return False

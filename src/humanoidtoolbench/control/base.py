@@ -1,9 +1,12 @@
 """The controller interface: what turns one decoded command into actuator inputs.
 
-A controller may edit the robot model before compilation (the assisted base
-replaces the floating joint with driven base joints; a balancing controller
-would keep it), then sets `data.ctrl` once per 50 Hz command. Everything
-else in the package talks to a controller only through this interface.
+A controller is bound to a robot variant (`variant`: the derived model it
+loads), may edit that model before compilation (the assisted base replaces
+the floating joint with driven base joints; a balancing controller keeps
+it), sets `data.ctrl` once per 50 Hz command and, when it declares
+`physics_step_hook`, again before every physics step. It reports the full
+base pose and whether the robot has fallen. Everything else in the package
+talks to a controller only through this interface.
 """
 
 from __future__ import annotations
@@ -11,28 +14,55 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
+import math
+
 import mujoco
 import numpy as np
 
-from .contract import Command
+from .decoupled_v1 import Command
+
+# Every suite's fall rule: pelvis below this height or tilted beyond this angle.
+FALL_HEIGHT = 0.35  # m
+FALL_TILT = 1.0  # rad
 
 
 @dataclass(frozen=True)
 class BasePose:
-    """Pelvis position on the floor plane, height and heading (yaw, rad)."""
+    """The pelvis pose: position, heading (yaw) and the roll and pitch a free base can take (rad)."""
 
     x: float
     y: float
     z: float
     yaw: float
+    roll: float = 0.0
+    pitch: float = 0.0
 
     @property
     def xy(self) -> np.ndarray:
         return np.array([self.x, self.y])
 
+    @property
+    def tilt(self) -> float:
+        """Angle between the pelvis z axis and the vertical."""
+        return math.acos(max(-1.0, min(1.0, math.cos(self.roll) * math.cos(self.pitch))))
+
+    @classmethod
+    def from_quat(cls, pos, quat) -> "BasePose":
+        """From a world position and a (w, x, y, z) quaternion, as a free joint stores them."""
+        w, x, y, z = (float(v) for v in quat)
+        roll = math.atan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
+        pitch = math.asin(max(-1.0, min(1.0, 2 * (w * y - z * x))))
+        yaw = math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+        return cls(float(pos[0]), float(pos[1]), float(pos[2]), yaw, roll, pitch)
+
+    def fallen(self) -> bool:
+        return self.z < FALL_HEIGHT or self.tilt > FALL_TILT
+
 
 class Controller(ABC):
     name: str = "abstract"
+    variant: str = "assisted"  # the robot variant (derived model) this controller drives
+    physics_step_hook: bool = False  # call `before_physics_step` before each of the 4 physics steps
 
     @abstractmethod
     def edit_robot_spec(self, spec: mujoco.MjSpec) -> None:
@@ -53,3 +83,10 @@ class Controller(ABC):
     @abstractmethod
     def base_pose(self, data: mujoco.MjData) -> BasePose:
         """The measured pelvis pose."""
+
+    def before_physics_step(self, data: mujoco.MjData) -> None:
+        """Per-physics-step control (a balance loop at 200 Hz); used when `physics_step_hook` is set."""
+
+    def fallen(self, data: mujoco.MjData) -> bool:
+        """Whether the robot has fallen (pelvis below FALL_HEIGHT or tilted beyond FALL_TILT)."""
+        return self.base_pose(data).fallen()

@@ -1,50 +1,21 @@
-"""The public `decoupled_v1` contract: 32-value policy state and 36-value action, as slot tables.
+"""The ActionContract seam: what a policy's actions and state mean, for any suite.
 
-State slots 0-30 hold the measured angles of the joints that action slots
-0-30 command, in the same order; state slot 31 is the base-height value of
-the last row of the most recent action chunk (0.74 before the first).
+A contract validates a policy's chunk, decodes each row into the command its
+controllers execute, reads the policy state from the simulator, and states
+its Gymnasium spaces. Suites name their contract; `get(name)` returns it.
+`decoupled_v1` (the tool-use protocol) is the first; a joint-position
+contract and a discrete skill contract come with the suites that use them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from abc import ABC, abstractmethod
 
 import numpy as np
 
-from ..robot.joints import ARM_JOINTS, HAND_JOINTS
-
-SCHEMA = "decoupled_v1"
-ACTION_DIM = 36
-STATE_DIM = 32
-DEFAULT_BASE_HEIGHT = 0.74
-WALK_ENGAGE_NORM = 0.1  # norm of slots 32-34 that switches standing to walking
-TURN_FLAG_MIN = 0.1  # |slot 34| that enables heading tracking
-
-# Torso commands (slots 28-30) in roll/pitch/yaw order drive these joints.
-TORSO_JOINTS = ("waist_roll_joint", "waist_pitch_joint", "waist_yaw_joint")
-
-JOINT_SLOTS: tuple[str, ...] = (
-    HAND_JOINTS["left"] + HAND_JOINTS["right"] + ARM_JOINTS["left"] + ARM_JOINTS["right"] + TORSO_JOINTS
-)
-NAV_SLOTS = ("base_height", "nav_vx", "nav_vy", "nav_turn_flag", "nav_target_yaw")
-ACTION_SLOTS: tuple[str, ...] = JOINT_SLOTS + NAV_SLOTS
-STATE_SLOTS: tuple[str, ...] = JOINT_SLOTS + ("previous_base_height",)
-
-SLICES = {
-    "left_hand": slice(0, 7),
-    "right_hand": slice(7, 14),
-    "left_arm": slice(14, 21),
-    "right_arm": slice(21, 28),
-    "torso_rpy": slice(28, 31),
-    "base_height": slice(31, 32),
-    "navigation": slice(32, 36),
-}
-
-assert len(ACTION_SLOTS) == ACTION_DIM and len(STATE_SLOTS) == STATE_DIM
-
 
 class ActionError(ValueError):
-    """A command that does not satisfy the contract; the message describes the array."""
+    """A chunk or command that does not satisfy its contract; the message is one line."""
 
 
 def describe(arr) -> str:
@@ -63,51 +34,50 @@ def describe(arr) -> str:
     return text
 
 
-def as_chunk(action) -> np.ndarray:
-    """Validate a policy's return value: a finite (T, 36) array, T >= 1."""
-    try:
-        a = np.asarray(action, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ActionError(f"action is not numeric: {type(action).__name__}") from None
-    if a.ndim != 2 or a.shape[0] < 1 or a.shape[1] != ACTION_DIM:
-        raise ActionError(f"action must have shape (T, {ACTION_DIM}) with T >= 1; got {describe(action)}")
-    if not np.isfinite(a).all():
-        raise ActionError(f"action must be finite; got {describe(a)}")
-    return a
+class ActionContract(ABC):
+    name: str
+    action_dim: int
+    state_dim: int
+
+    def validate(self, action) -> np.ndarray:
+        """A policy's return value as a finite float64 (T, action_dim) chunk, or ActionError."""
+        expected = f"must return an array of shape (T, {self.action_dim}) with T >= 1"
+        try:
+            a = np.asarray(action)
+        except (TypeError, ValueError):
+            a = None
+        if a is None or a.dtype.kind not in "biuf":
+            got = f"array of dtype {a.dtype}" if isinstance(action, np.ndarray) else type(action).__name__
+            raise ActionError(f"{expected}; got {got}")
+        if a.ndim != 2 or a.shape[0] < 1 or a.shape[1] != self.action_dim:
+            raise ActionError(f"{expected}; got shape {tuple(a.shape)}")
+        a = a.astype(np.float64)
+        bad_rows = np.flatnonzero(~np.isfinite(a).all(axis=1))
+        if bad_rows.size:
+            raise ActionError(f"returned NaN or infinite values in {bad_rows.size} of {a.shape[0]} rows (first row {bad_rows[0]})")
+        return a
+
+    @abstractmethod
+    def decode(self, row: np.ndarray):
+        """One validated row as the command a controller executes."""
+
+    @abstractmethod
+    def state_reader(self, model):
+        """An object whose `read(data, ...)` returns the policy state."""
+
+    @abstractmethod
+    def action_space(self):
+        """The Gymnasium space of one row."""
+
+    @abstractmethod
+    def state_space(self):
+        """The Gymnasium space of the policy state."""
 
 
-@dataclass(frozen=True)
-class Command:
-    """One decoded 50 Hz command."""
+def get(name: str) -> ActionContract:
+    from .decoupled_v1 import DECOUPLED_V1
 
-    joint_targets: np.ndarray  # (31,) targets for JOINT_SLOTS
-    base_height: float
-    vx: float
-    vy: float
-    turn_flag: float
-    target_yaw: float
-
-    @property
-    def walking(self) -> bool:
-        return float(np.linalg.norm((self.vx, self.vy, self.turn_flag))) >= WALK_ENGAGE_NORM
-
-    @property
-    def turning(self) -> bool:
-        return abs(self.turn_flag) >= TURN_FLAG_MIN
-
-
-def decode(row: np.ndarray) -> Command:
-    """Decode one validated action row."""
-    r = np.asarray(row, dtype=np.float64)
-    if r.shape != (ACTION_DIM,) or not np.isfinite(r).all():
-        raise ActionError(f"command must be a finite ({ACTION_DIM},) row; got {describe(row)}")
-    return Command(r[:31].copy(), float(r[31]), float(r[32]), float(r[33]), float(r[34]), float(r[35]))
-
-
-def hold_action(state: np.ndarray) -> np.ndarray:
-    """The action that keeps every joint where the state says it is and the base still."""
-    s = np.asarray(state, dtype=np.float64).reshape(STATE_DIM)
-    a = np.zeros(ACTION_DIM)
-    a[:31] = s[:31]
-    a[31] = s[31]
-    return a
+    contracts = {DECOUPLED_V1.name: DECOUPLED_V1}
+    if name not in contracts:
+        raise ValueError(f"unknown action contract {name!r}; available: {sorted(contracts)}")
+    return contracts[name]

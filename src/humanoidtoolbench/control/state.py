@@ -5,7 +5,7 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
-from .contract import DEFAULT_BASE_HEIGHT, JOINT_SLOTS, STATE_DIM
+from .decoupled_v1 import DEFAULT_BASE_HEIGHT, JOINT_SLOTS, STATE_DIM
 
 
 class StateReader:

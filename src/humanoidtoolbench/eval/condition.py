@@ -11,10 +11,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import msgspec
+
 from ..robot import assets
-from . import provenance
+from . import provenance, records
 from .backends import LocalBackend
 from .progress import ProgressReporter
+from .records import BenchmarkResult, EpisodeSummary, RunConfig
 from .result import build_result
 from .resume import resumable_run, reusable_result
 from .rundir import LOGGER, POLICY_INFO, RunDir, RunLog
@@ -27,7 +30,7 @@ log = logging.getLogger(LOGGER)
 @dataclass(frozen=True)
 class ConditionOutcome:
     run: RunDir
-    result: dict
+    result: BenchmarkResult
     reused: bool
 
 
@@ -37,8 +40,8 @@ def policy_identity(policy_info: dict) -> dict:
 
 
 def condition_fingerprint(settings: EvalSettings, policy_info: dict) -> dict:
-    manifest = assets.installed().manifest_sha256(settings.visual_detail)
-    return provenance.fingerprint(policy_identity(policy_info), manifest)
+    manifest = assets.installed().manifest_sha256(settings.visual_detail, settings.robot_variant)
+    return provenance.fingerprint(policy_identity(policy_info), manifest, settings.suite)
 
 
 def evaluate_condition(
@@ -58,14 +61,15 @@ def evaluate_condition(
         run, reasons = reusable_result(output, settings, fingerprint)
         if run is not None:
             progress.message(f"{label}: reusing validated result {run.result_path}")
-            return ConditionOutcome(run, run.read_json("benchmark_result.json"), reused=True)
+            return ConditionOutcome(run, records.read(run.result_path, BenchmarkResult), reused=True)
         if reasons:
             progress.message(f"{label}: evaluating again because " + "; ".join(reasons))
 
     run = None if rerun else resumable_run(output, settings, fingerprint)
     if run is None:
         run = RunDir.create(output, settings.condition.name)
-        run.write_json("evaluation_config.json", {**settings.config(), "fingerprint": fingerprint, "policy_info": policy.info})
+        config = RunConfig(**msgspec.structs.asdict(settings.config()), fingerprint=fingerprint, policy_info=policy.info)
+        run.write_json("evaluation_config.json", config.to_json())
         run.write_json(POLICY_INFO, policy.info)
     else:
         progress.message(f"{label}: continuing interrupted run {run.path}")
@@ -77,13 +81,13 @@ def evaluate_condition(
         summaries = {seed: run.read_summary(seed) for seed in done}
         missing = [seed for seed in settings.seeds if seed not in done]
         execution = backend.execution(settings.episodes)
-        progress.start_condition(label, len(settings.seeds), len(done), sum(s["success"] for s in summaries.values()),
+        progress.start_condition(label, len(settings.seeds), len(done), sum(s.success for s in summaries.values()),
                                  settings.max_steps, steps=execution["workers"] == 1)
 
-        def finished(summary: dict) -> None:
-            summaries[summary["seed"]] = summary
-            log.info("seed %d: %s after %d steps", summary["seed"], summary["outcome"], summary["step"])
-            progress.episode_finished(summary["seed"], summary["success"], summary["step"], summary["episode_seconds"])
+        def finished(summary: EpisodeSummary) -> None:
+            summaries[summary.seed] = summary
+            log.info("seed %d: %s after %d steps", summary.seed, summary.outcome, summary.step)
+            progress.episode_finished(summary.seed, summary.success, summary.step, summary.episode_seconds)
 
         try:
             backend.run(settings, run, missing, progress, finished)
@@ -98,6 +102,6 @@ def evaluate_condition(
             settings, run.path, policy.info, fingerprint, list(summaries.values()), time.perf_counter() - started,
             backend.execution(settings.episodes),
         )
-        run.write_json("benchmark_result.json", result)
-        log.info("validated: %d/%d successes", result["successes"], result["episodes"])
+        run.write_json("benchmark_result.json", result.to_json())
+        log.info("validated: %d/%d successes", result.successes, result.episodes)
     return ConditionOutcome(run, result, reused=False)

@@ -1,34 +1,34 @@
-"""One recorded episode: the policy loop, the per-step metrics file, the four videos, the summary.
+"""One recorded episode of any suite: the policy loop, the per-step sinks, the videos, the summary.
 
-The policy sees the head image, the 32-value state and the instruction each
-time its previous chunk is used up; every row of a chunk is one 50 Hz
-command. Frame 0 of each video is the settled scene before the first
-command, so a video has `steps + 1` frames. The summary is written last: its
-presence marks the episode complete.
+The policy sees the suite's request (head image, contract state,
+instruction) each time its previous chunk is used up; every row of a chunk
+is one 50 Hz command. The episode ends on the step a suite's termination
+fires (success, a fall, or the suite's own), else at the step budget. The
+summary is written last: its presence marks the episode complete.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import time
 from collections import deque
+from pathlib import Path
 
 import numpy as np
 
 from ..control import make_controller
+from ..control.contract import ActionError, get as get_contract
+from ..policies.errors import PolicyError
+from ..policies.reply import EPISODE_SEED_KEY, REQUEST_INDEX_KEY
 from ..record.files import write_json_atomic
-from ..record.video import BackgroundEncoder, VideoWriter
-from ..robot.cameras import HEIGHT, POLICY_CAMERA, WIDTH
+from ..record.probe import file_sha256
 from ..sim.render import CameraRenderer, backend_info
-from ..tasks.episode import TaskEpisode
+from ..suites.base import FELL, SUCCESS, TIMEOUT
+from .recorder import MetricsSink, PolicyCallSink, StepArraysSink, StepRecord, VideoRecorder
+from .records import EpisodeSummary, PolicyCall, VideoEntry, convert
 from .rundir import RunDir
 from .settings import EvalSettings
 from .validation import validate_episode_videos
 
-SCHEMA_VERSION = 1
-EPISODE_SEED_KEY = "humanoidtoolbench_episode_seed"
-REQUEST_INDEX_KEY = "humanoidtoolbench_request_index"
 
 
 class MetricTracker:
@@ -56,144 +56,116 @@ def _jsonable(values: dict) -> dict:
     return {k: (bool(v) if isinstance(v, (bool, np.bool_)) else float(v) if isinstance(v, float) else int(v)) for k, v in values.items()}
 
 
-# The public protocol names the policy's image by its camera with an `rgb_` prefix.
-IMAGE_KEY = f"rgb_{POLICY_CAMERA}"
+def _file_entry(run: RunDir, path: Path) -> tuple[str, dict]:
+    return path.relative_to(run.path).as_posix(), {"size": path.stat().st_size, "sha256": file_sha256(path)}
 
 
-def build_request(image: np.ndarray, state: np.ndarray, instruction: str, reset: bool) -> dict:
-    """The public request: exactly the fields a policy written for the protocol expects."""
-    return {
-        "image": {IMAGE_KEY: image},
-        "state": {"states": state.reshape(1, -1).astype(np.float32)},
-        "instruction": instruction,
-        # No image history is kept; like the original client, one empty list per image key.
-        "history": {IMAGE_KEY: [], "reset": reset},
-    }
-
-
-def run_episode(settings: EvalSettings, policy, seed: int, run: RunDir, on_step=None) -> dict:
+def run_episode(settings: EvalSettings, policy, seed: int, run: RunDir, on_step=None) -> EpisodeSummary:
     """Run, record and validate one episode; returns its summary (also written to disk)."""
     started = time.perf_counter()
-    cond = settings.condition
-    episode = TaskEpisode(cond, seed, controller=make_controller(settings.controller), detail=settings.visual_detail)
+    suite, cond = settings.suite, settings.condition
+    contract = get_contract(suite.contract)
+    cams_spec = suite.cameras
+    episode = suite.make_episode(cond, seed, make_controller(settings.controller), settings.visual_detail)
     episode.reset()
     run.discard_episode(seed)
-    writers: dict[str, VideoWriter] = {}
-    metrics_path = run.metrics(seed)
-    metrics_path.parent.mkdir(parents=True, exist_ok=True)
-    partial_metrics = metrics_path.with_name(metrics_path.name + ".partial")
     tracker = MetricTracker()
     timings = {"policy": 0.0, "render": 0.0, "encode": 0.0, "physics": 0.0, "probe": 0.0}
-    success, step = False, 0
+    outcome, step, requests = None, 0, 0
     chunk_lengths: set[int] = set()
-    encoder = None
-    with CameraRenderer(episode.model, settings.cameras) as cams, open(partial_metrics, "w") as lines:
+    sinks = [MetricsSink(run.metrics(seed), seed), StepArraysSink(run.steps(seed)), PolicyCallSink(run.policy_calls(seed))]
+    video = None
+    with CameraRenderer(episode.model, settings.cameras, cams_spec.width, cams_spec.height) as cams:
         try:
             if settings.record_video:
-                encoder = BackgroundEncoder()
-                run.videos(seed).mkdir(parents=True, exist_ok=True)
-                writers = {c: VideoWriter(run.videos(seed) / f"{c}.mp4", WIDTH, HEIGHT) for c in settings.cameras}
-            head = _record_frame(cams, episode, writers, encoder, timings)
+                video = VideoRecorder(run.videos(seed), settings.cameras, cams_spec.policy_camera, cams_spec.width, cams_spec.height)
+            head = video.frame(cams, episode.data, timings) if video else None
             queue: deque = deque()
-            requests = 0
             for step in range(1, settings.max_steps + 1):
                 if not queue:
                     if head is None:
                         t = time.perf_counter()
-                        head = cams.render(episode.data, POLICY_CAMERA)
+                        head = cams.render(episode.data, cams_spec.policy_camera)
                         timings["render"] += time.perf_counter() - t
-                    request = build_request(head, episode.state(), cond.instruction, reset=requests == 0)
+                    request = suite.build_request(cond, head, episode.state(), reset=requests == 0)
                     if getattr(policy, "transport", "") == "in-process":
                         request[EPISODE_SEED_KEY] = seed
                         request[REQUEST_INDEX_KEY] = requests
                         if policy.privileged:
                             request["privileged"] = episode.privileged()
                     t = time.perf_counter()
-                    chunk = policy.act(request)
-                    timings["policy"] += time.perf_counter() - t
+                    reply = policy.act(request)
+                    seconds = time.perf_counter() - t
+                    timings["policy"] += seconds
+                    try:
+                        chunk = contract.validate(reply.action)
+                    except ActionError as exc:
+                        raise PolicyError(f"Policy {exc}") from None
+                    call = PolicyCall(request=requests, step=step, rows=len(chunk), seconds=round(seconds, 6), metadata=reply.metadata)
+                    for sink in sinks:
+                        sink.policy_call(call)
                     requests += 1
                     chunk_lengths.add(len(chunk))
                     queue.extend(chunk)
-                    episode.previous_height = float(chunk[-1, 31])
+                    episode.on_chunk(chunk)
+                state = episode.state()
+                row = queue.popleft()
                 t = time.perf_counter()
-                result = episode.step(queue.popleft())
+                result = episode.step(row)
                 timings["physics"] += time.perf_counter() - t
-                success = result.success
-                truncated = not success and step == settings.max_steps
+                outcome = result.outcome
                 values = _jsonable(result.metrics)
                 tracker.update(values, step)
-                lines.write(
-                    json.dumps(
-                        {
-                            "schema_version": SCHEMA_VERSION,
-                            "episode": seed,
-                            "step": step,
-                            "reward": float(success),
-                            "terminated": success,
-                            "truncated": truncated,
-                            "metrics": values,
-                        },
-                        allow_nan=False,
-                    )
-                    + "\n"
+                record = StepRecord(
+                    step, row, state, result, values,
+                    terminated=outcome is not None,
+                    truncated=outcome is None and step == settings.max_steps,
                 )
-                head = _record_frame(cams, episode, writers, encoder, timings)
+                for sink in sinks:
+                    sink.step(record)
+                head = video.frame(cams, episode.data, timings) if video else None
                 if on_step is not None:
                     on_step(step)
-                if success:
+                if outcome is not None:
                     break
         except BaseException:
-            if encoder is not None:
-                encoder.abort(writers.values())
+            if video is not None:
+                video.abort()
+            for sink in sinks:
+                sink.abort()
             raise
-        if encoder is not None:
-            encoder.close(writers.values())
-            timings["encode"] = encoder.seconds
-    os.replace(partial_metrics, metrics_path)
+        if video is not None:
+            timings["encode"] = video.close()
+    files = dict(_file_entry(run, path) for sink in sinks for path in sink.close())
     t = time.perf_counter()
-    videos = validate_episode_videos(run.path, settings.config(), seed, step) if writers else []
+    config = settings.config().to_json()
+    videos = [convert(v, VideoEntry) for v in validate_episode_videos(run.path, config, seed, step)] if video else []
     timings["probe"] = time.perf_counter() - t
-    summary = {
-        "schema_version": SCHEMA_VERSION,
-        "env_id": cond.env_id,
-        "seed": seed,
-        "instruction": cond.instruction,
-        "step": step,
-        "success": success,
-        "terminated": success,
-        "truncated": not success,
-        "outcome": "success" if success else "timeout",
-        "episode_seconds": round(time.perf_counter() - started, 3),
-        "settle_steps": episode.settle_steps,
-        "policy_requests": requests,
-        "chunk_lengths": sorted(chunk_lengths),
-        "renderer": backend_info().get("renderer"),
-        "seconds": {k: round(v, 3) for k, v in timings.items()},
-        "final_metrics": values,
-        "ever_true": tracker.ever_true,
-        "first_true_step": tracker.first_true_step,
-        "numeric_min": tracker.numeric_min,
-        "numeric_max": tracker.numeric_max,
-        "videos": videos,
-    }
-    write_json_atomic(run.summary(seed), summary)
+    outcome = outcome or TIMEOUT
+    summary = EpisodeSummary(
+        env_id=cond.env_id,
+        seed=seed,
+        instruction=cond.instruction,
+        step=step,
+        success=outcome == SUCCESS,
+        terminated=outcome != TIMEOUT,
+        truncated=outcome == TIMEOUT,
+        outcome=outcome,
+        episode_seconds=round(time.perf_counter() - started, 3),
+        settle_steps=episode.settle_steps,
+        policy_requests=requests,
+        chunk_lengths=sorted(chunk_lengths),
+        renderer=backend_info().get("renderer"),
+        seconds={k: round(v, 3) for k, v in timings.items()},
+        final_metrics=values,
+        ever_true=tracker.ever_true,
+        first_true_step=tracker.first_true_step,
+        numeric_min=tracker.numeric_min,
+        numeric_max=tracker.numeric_max,
+        videos=videos,
+        files=files,
+        fell=outcome == FELL,
+        fall_step=step if outcome == FELL else None,
+    )
+    write_json_atomic(run.summary(seed), summary.to_json())
     return summary
-
-
-def _record_frame(cams: CameraRenderer, episode: TaskEpisode, writers: dict, encoder, timings: dict) -> np.ndarray | None:
-    """Render every recorded camera once and queue the frames for encoding; returns the head image.
-
-    Each render returns a new array, so the encoder owns its frame and the
-    policy gets its own copy of the head image.
-    """
-    if not writers:
-        return None
-    head = None
-    for cam, writer in writers.items():
-        t = time.perf_counter()
-        image = cams.render(episode.data, cam)
-        timings["render"] += time.perf_counter() - t
-        if cam == POLICY_CAMERA:
-            head = image.copy()
-        encoder.submit(writer, image)
-    return head

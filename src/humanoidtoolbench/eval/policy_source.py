@@ -1,7 +1,8 @@
 """Where actions come from: a policy called in this process, or a policy server over HTTP.
 
 Both present the same interface to the episode runner: `act(request)`
-returns a validated (T, 36) chunk or raises `PolicyError` with one line;
+returns the policy's `Reply` (its action, checked by the runner against the
+suite's contract, and its metadata) or raises `PolicyError` with one line;
 `info` is what the result records about the policy. `PolicySpec` is how
 worker processes re-create the policy.
 """
@@ -13,15 +14,23 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
-from ..control.contract import SCHEMA
+from .. import suites
+from ..control.decoupled_v1 import SCHEMA
 from ..policies.builtin import BUILTIN_POLICIES, builtin_checkpoint
-from ..policies.errors import PolicyError, check_chunk, describe_exception
+from ..policies.errors import PolicyError, describe_exception
 from ..policies.http_client import HttpPolicyClient
 from ..policies.loader import LoadedPolicy, is_file_ref, load_policy
+from ..policies.reply import Reply, split_reply
 
 log = logging.getLogger("humanoidtoolbench.eval")
+
+
+def builtin_policies() -> dict[str, str]:
+    """Every short policy name: the contract-level ones and each suite's own."""
+    names = dict(BUILTIN_POLICIES)
+    for suite in suites.suites():
+        names.update(suite.builtin_policies)
+    return names
 
 
 class InProcessPolicy:
@@ -40,16 +49,15 @@ class InProcessPolicy:
             "diagnostic": policy.diagnostic,
             "privileged": policy.privileged,
             "transport": self.transport,
-            "action_schema": SCHEMA,
         }
 
-    def act(self, request: dict) -> np.ndarray:
+    def act(self, request: dict) -> Reply:
         try:
-            action = self.policy.predict(request)
+            value = self.policy.predict(request)
         except Exception as exc:
             log.error("policy predict failed:\n%s", "".join(traceback.format_exception(exc)))
             raise PolicyError(describe_exception(exc)) from None
-        return check_chunk(action)
+        return split_reply(value)
 
     def close(self) -> None:
         pass
@@ -75,7 +83,7 @@ class HttpPolicy:
             "server_info": server_info,
         }
 
-    def act(self, request: dict) -> np.ndarray:
+    def act(self, request: dict) -> Reply:
         return self.client.act(request)
 
     def close(self) -> None:
@@ -100,12 +108,13 @@ class PolicySpec:
         if self.host:
             client = HttpPolicyClient(self.host, self.ports[slot % len(self.ports)])
             return HttpPolicy(client, client.preflight())
-        loaded = load_policy(self.ref, aliases=BUILTIN_POLICIES)
-        return InProcessPolicy(loaded, self.checkpoint or (builtin_checkpoint(self.ref) if self.ref in BUILTIN_POLICIES else None))
+        builtin = builtin_policies()
+        loaded = load_policy(self.ref, aliases=builtin)
+        return InProcessPolicy(loaded, self.checkpoint or (builtin_checkpoint(self.ref) if self.ref in builtin else None))
 
     def for_workers(self) -> "PolicySpec":
         """The same policy with a file reference made absolute, for processes with another working directory."""
-        if self.host or self.ref in BUILTIN_POLICIES:
+        if self.host or self.ref in builtin_policies():
             return self
         module_part, _, function = self.ref.rpartition(":")
         if not is_file_ref(module_part):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata as metadata
+import importlib.util
 import json
 import os
 import platform
@@ -45,19 +46,32 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-@lru_cache(maxsize=1)
-def _source_hashes() -> tuple[tuple[str, str], ...]:
-    files = (
-        p
-        for p in PACKAGE_ROOT.rglob("*")
-        if p.suffix in (".py", ".json") and p.is_file() and "__pycache__" not in p.parts
-    )
-    return tuple(sorted((p.relative_to(PACKAGE_ROOT).as_posix(), _sha256(p.read_bytes())) for p in files))
+def _tree(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*") if p.suffix in (".py", ".json") and p.is_file() and "__pycache__" not in p.parts]
 
 
-def source_hashes() -> dict[str, str]:
-    """SHA-256 of every .py and .json file of the package, by path relative to the package."""
-    return dict(_source_hashes())
+@lru_cache(maxsize=None)
+def _source_hashes(suite_module: str | None) -> tuple[tuple[str, str], ...]:
+    """The core (the package less every suite package) plus one suite's own files."""
+    suites_dir = PACKAGE_ROOT / "suites"
+    core = [p for p in _tree(PACKAGE_ROOT) if p.parent == suites_dir or not p.is_relative_to(suites_dir)]
+    hashes = {p.relative_to(PACKAGE_ROOT).as_posix(): _sha256(p.read_bytes()) for p in core}
+    if suite_module is not None:
+        origin = Path(importlib.util.find_spec(suite_module).origin)
+        own = _tree(origin.parent) if origin.name == "__init__.py" else [origin]
+        base = PACKAGE_ROOT if origin.is_relative_to(PACKAGE_ROOT) else origin.parent.parent
+        hashes.update({p.relative_to(base).as_posix(): _sha256(p.read_bytes()) for p in own})
+    return tuple(sorted(hashes.items()))
+
+
+def source_hashes(suite=None) -> dict[str, str]:
+    """SHA-256 of every .py and .json file of the core and of `suite`'s package, by relative path.
+
+    Work on one suite never changes another suite's digest, so its results stay reusable.
+    """
+    from .. import suites
+
+    return dict(_source_hashes(None if suite is None else suites.module_of(suite)))
 
 
 def source_digest(hashes: dict[str, str]) -> str:
@@ -161,14 +175,21 @@ def execution_environment() -> dict:
     }
 
 
-def fingerprint(policy_identity: dict, manifest_sha256: str) -> dict:
+def renderer_identity() -> dict:
+    """What changes pixels: the GL vendor, renderer and version strings."""
+    info = render.backend_info()
+    return {k: info.get(k) for k in ("vendor", "renderer", "version")}
+
+
+def fingerprint(policy_identity: dict, manifest_sha256: str, suite=None) -> dict:
     """Everything that must match for two sets of episodes to belong to one result."""
     return {
         "policy": policy_identity,
-        "source_digest": source_digest(source_hashes()),
+        "source_digest": source_digest(source_hashes(suite)),
         "asset_manifest_sha256": manifest_sha256,
         "versions": runtime_versions(),
         "lock_sha256": lock_sha256(),
+        "renderer": renderer_identity(),
     }
 
 
@@ -189,6 +210,8 @@ def fingerprint_differences(old: dict, new: dict) -> list[str]:
             reasons.append(f"{_VERSION_LABELS.get(key, key)} version changed: {old_v.get(key)} -> {new_v.get(key)}")
     if old.get("lock_sha256") != new.get("lock_sha256"):
         reasons.append("dependency lock changed")
-    known = {"policy", "source_digest", "asset_manifest_sha256", "versions", "lock_sha256"}
+    if old.get("renderer") != new.get("renderer"):
+        reasons.append(f"renderer changed: {old.get('renderer')} -> {new.get('renderer')}")
+    known = {"policy", "source_digest", "asset_manifest_sha256", "versions", "lock_sha256", "renderer"}
     reasons += [f"{k} changed" for k in sorted((set(old) | set(new)) - known) if old.get(k) != new.get(k)]
     return reasons

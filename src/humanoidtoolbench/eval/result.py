@@ -7,7 +7,8 @@ import datetime as _dt
 from ..robot import assets
 from ..sim.render import backend_info
 from . import provenance
-from .settings import CONTROL_HZ, PROTOCOL, EvalSettings
+from .records import BenchmarkResult, EpisodeSummary
+from .settings import EvalSettings
 
 
 def policy_reasons(policy_info: dict) -> list[str]:
@@ -22,8 +23,8 @@ def policy_reasons(policy_info: dict) -> list[str]:
     return reasons
 
 
-def chunk_size(summaries: list[dict]) -> int | list[int] | None:
-    sizes = sorted({n for s in summaries for n in s.get("chunk_lengths", [])})
+def chunk_size(summaries: list[EpisodeSummary]) -> int | list[int] | None:
+    sizes = sorted({n for s in summaries for n in s.chunk_lengths})
     return sizes[0] if len(sizes) == 1 else (sizes or None)
 
 
@@ -32,60 +33,64 @@ def build_result(
     run_path,
     policy_info: dict,
     fingerprint: dict,
-    summaries: list[dict],
+    summaries: list[EpisodeSummary],
     wall_seconds: float,
     execution: dict | None = None,
-) -> dict:
+) -> BenchmarkResult:
     """`execution`: how the episodes ran (backend, workers); recorded, never compared on resume."""
-    summaries = sorted(summaries, key=lambda s: s["seed"])
-    successes = sum(bool(s["success"]) for s in summaries)
+    summaries = sorted(summaries, key=lambda s: s.seed)
+    successes = sum(s.success for s in summaries)
     reasons = settings.diagnostic_reasons() + policy_reasons(policy_info)
     robot = assets.installed()
-    hashes = provenance.source_hashes()
-    return {
-        "protocol": PROTOCOL,
-        "status": "validated",
-        "env_id": settings.condition.env_id,
-        "condition": settings.condition.name,
-        "configuration": settings.config(),
-        "seeds": settings.seeds,
-        "episodes": len(summaries),
-        "successes": successes,
-        "success_rate": successes / len(summaries),
-        "reportable": not reasons,
-        "reasons": reasons,
-        "policy_info": {**policy_info, "chunk_size": chunk_size(summaries)},
-        "controller": settings.controller,
-        "control_hz": CONTROL_HZ,
-        "action_schema": settings.config()["action_schema"],
-        "outcomes": [{"seed": s["seed"], "success": s["success"], "step": s["step"], "outcome": s["outcome"]} for s in summaries],
-        "videos": [
+    hashes = provenance.source_hashes(settings.suite)
+    config = settings.config()
+    return BenchmarkResult(
+        protocol=config.protocol,
+        status="validated",
+        suite=config.suite,
+        env_id=settings.condition.env_id,
+        condition=settings.condition.name,
+        configuration=config.to_json(),
+        seeds=settings.seeds,
+        episodes=len(summaries),
+        successes=successes,
+        success_rate=successes / len(summaries),
+        reportable=not reasons,
+        reasons=reasons,
+        policy_info={**policy_info, "chunk_size": chunk_size(summaries)},
+        controller=settings.controller,
+        robot_variant=config.robot_variant,
+        control_hz=config.control_hz,
+        action_schema=config.action_schema,
+        outcomes=[{"seed": s.seed, "success": s.success, "step": s.step, "outcome": s.outcome} for s in summaries],
+        videos=[
             # Absolute, as the protocol has every path in this file; episode summaries keep them relative.
-            {"path": str(run_path.resolve() / v["path"]), "frames": v["frames"], "sha256": v["sha256"], "decoded_sha256": v["decoded_sha256"]}
+            {"path": str(run_path.resolve() / v.path), "frames": v.frames, "sha256": v.sha256, "decoded_sha256": v.decoded_sha256}
             for s in summaries
-            for v in s.get("videos", [])
+            for v in s.videos
         ],
-        "source_sha256": hashes,
-        "source_digest": provenance.source_digest(hashes),
-        "assets": {
+        source_sha256=hashes,
+        source_digest=provenance.source_digest(hashes),
+        assets={
             "name": robot.record["name"],
             "upstream": robot.record["upstream"],
+            "robot_variant": config.robot_variant,
             "visual_detail": settings.visual_detail,
-            "manifest_sha256": robot.manifest_sha256(settings.visual_detail),
+            "manifest_sha256": robot.manifest_sha256(settings.visual_detail, config.robot_variant),
         },
-        "lock_sha256": provenance.lock_sha256(),
-        "code": provenance.code_info(),
-        "python": provenance.runtime_versions()["python"],
-        "versions": provenance.runtime_versions(),
-        "execution_environment": provenance.execution_environment(),
-        "render": backend_info(),
-        "execution": {
+        lock_sha256=provenance.lock_sha256(),
+        code=provenance.code_info(),
+        python=provenance.runtime_versions()["python"],
+        versions=provenance.runtime_versions(),
+        execution_environment=provenance.execution_environment(),
+        render=backend_info(),
+        execution={
             **(execution or {"backend": "local", "workers": 1}),
-            "renderers": sorted({s["renderer"] for s in summaries if s.get("renderer")}),
+            "renderers": sorted({s.renderer for s in summaries if s.renderer}),
         },
-        "fingerprint": fingerprint,
-        "run_dir": str(run_path.resolve()),
-        "wall_seconds": round(wall_seconds, 3),
-        "episodes_per_second": round(len(summaries) / wall_seconds, 5) if wall_seconds > 0 else None,
-        "finished_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-    }
+        fingerprint=fingerprint,
+        run_dir=str(run_path.resolve()),
+        wall_seconds=round(wall_seconds, 3),
+        episodes_per_second=round(len(summaries) / wall_seconds, 5) if wall_seconds > 0 else None,
+        finished_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    )

@@ -23,7 +23,7 @@ def settings_differences(old: dict, new: dict) -> list[str]:
 def _differences(config: dict | None, settings: EvalSettings, fingerprint: dict) -> list[str]:
     if not config:
         return ["no readable configuration"]
-    return settings_differences(config, settings.config()) + fingerprint_differences(
+    return settings_differences(config, settings.config().to_json()) + fingerprint_differences(
         config.get("fingerprint", {}), fingerprint
     )
 

@@ -5,6 +5,8 @@
     eval_latest.log
     summaries/episode_<seed>.json     written last: its presence marks the episode complete
     metrics/episode_<seed>.jsonl      one line per control step
+    steps/episode_<seed>/{action,state}.npy   the rows executed and the policy state before each
+    policy/episode_<seed>.jsonl       one line per policy call, with the reply's metadata
     videos/episode_<seed>/<camera>.mp4
     benchmark_result.json    written only after validation
 
@@ -23,6 +25,8 @@ import time
 from pathlib import Path
 
 from ..record.files import write_json_atomic
+from . import records
+from .records import EpisodeSummary
 
 CONFIG = "evaluation_config.json"
 POLICY_INFO = "policy_info.json"
@@ -65,6 +69,12 @@ class RunDir:
     def videos(self, seed: int) -> Path:
         return self.path / "videos" / f"episode_{seed}"
 
+    def steps(self, seed: int) -> Path:
+        return self.path / "steps" / f"episode_{seed}"
+
+    def policy_calls(self, seed: int) -> Path:
+        return self.path / "policy" / f"episode_{seed}.jsonl"
+
     @property
     def config_path(self) -> Path:
         return self.path / CONFIG
@@ -90,14 +100,16 @@ class RunDir:
     def completed_seeds(self) -> set[int]:
         return {int(p.stem.split("_", 1)[1]) for p in (self.path / "summaries").glob("episode_*.json")}
 
-    def read_summary(self, seed: int) -> dict:
-        return json.loads(self.summary(seed).read_text())
+    def read_summary(self, seed: int) -> EpisodeSummary:
+        return records.read(self.summary(seed), EpisodeSummary)
 
     def discard_episode(self, seed: int) -> None:
         """Remove what an interrupted episode left behind."""
-        shutil.rmtree(self.videos(seed), ignore_errors=True)
-        for p in (self.metrics(seed), self.metrics(seed).with_name(self.metrics(seed).name + ".partial")):
+        for folder in (self.videos(seed), self.steps(seed)):
+            shutil.rmtree(folder, ignore_errors=True)
+        for p in (self.metrics(seed), self.policy_calls(seed)):
             p.unlink(missing_ok=True)
+            p.with_name(p.name + ".partial").unlink(missing_ok=True)
 
 
 class RunLog:

@@ -1,28 +1,45 @@
-"""The settings of one condition's evaluation and what makes them the standard protocol."""
+"""The settings of one condition's evaluation and what makes them its suite's standard protocol."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..control.contract import SCHEMA
+from .. import suites
+from ..control import make_controller
 from ..record.video import CODEC, FPS
-from ..robot.cameras import CAMERA_NAMES, HEIGHT, POLICY_CAMERA, WIDTH
-from ..tasks.registry import EPISODES, MAX_STEPS, SEED_START, Condition
+from ..suites.base import Condition, Suite
+from .records import EvalConfig
 
-PROTOCOL = "humanoidtoolbench_canonical_evaluation_v1"
-CONTROL_HZ = 50
-MAX_STEPS_LIMIT = MAX_STEPS
+MAX_EPISODES = 100_000
 
 
 @dataclass(frozen=True)
 class EvalSettings:
+    """Unset fields take the suite's standard protocol."""
+
     condition: Condition
-    episodes: int = EPISODES
-    seed_start: int = SEED_START
-    max_steps: int = MAX_STEPS
+    episodes: int | None = None
+    seed_start: int | None = None
+    max_steps: int | None = None
     record_video: bool = True
-    visual_detail: str = "fast"
-    controller: str = "assisted"
+    visual_detail: str | None = None
+    controller: str | None = None
+
+    def __post_init__(self) -> None:
+        p = self.suite.protocol
+        for name, default in (
+            ("episodes", p.episodes),
+            ("seed_start", p.seed_start),
+            ("max_steps", p.max_steps),
+            ("visual_detail", p.visual_detail),
+            ("controller", p.controller),
+        ):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, default)
+
+    @property
+    def suite(self) -> Suite:
+        return suites.suite_of(self.condition)
 
     @property
     def seeds(self) -> list[int]:
@@ -30,39 +47,50 @@ class EvalSettings:
 
     @property
     def cameras(self) -> tuple[str, ...]:
-        return CAMERA_NAMES if self.record_video else (POLICY_CAMERA,)
+        cams = self.suite.cameras
+        return cams.names if self.record_video else (cams.policy_camera,)
+
+    @property
+    def robot_variant(self) -> str:
+        return make_controller(self.controller).variant
 
     def diagnostic_reasons(self) -> list[str]:
         """Why these settings are not the standard protocol (empty when they are)."""
+        p = self.suite.protocol
         reasons = []
-        if self.episodes != EPISODES:
-            reasons.append(f"{self.episodes} episodes instead of {EPISODES}")
-        if self.seed_start != SEED_START:
-            reasons.append(f"seed start {self.seed_start} instead of {SEED_START}")
-        if self.max_steps != MAX_STEPS:
-            reasons.append(f"{self.max_steps} steps instead of {MAX_STEPS}")
+        if self.episodes != p.episodes:
+            reasons.append(f"{self.episodes} episodes instead of {p.episodes}")
+        if self.seed_start != p.seed_start:
+            reasons.append(f"seed start {self.seed_start} instead of {p.seed_start}")
+        if self.max_steps != p.max_steps:
+            reasons.append(f"{self.max_steps} steps instead of {p.max_steps}")
         if not self.record_video:
             reasons.append("videos not recorded (--no-video)")
-        if self.visual_detail != "fast":
-            reasons.append(f"visual detail {self.visual_detail!r} instead of 'fast'")
+        if self.visual_detail != p.visual_detail:
+            reasons.append(f"visual detail {self.visual_detail!r} instead of {p.visual_detail!r}")
+        if self.controller != p.controller:
+            reasons.append(f"controller {self.controller!r} instead of {p.controller!r}")
         return reasons
 
-    def config(self) -> dict:
+    def config(self) -> EvalConfig:
         """The settings as written to evaluation_config.json and compared on resume."""
-        return {
-            "protocol": PROTOCOL,
-            "env_id": self.condition.env_id,
-            "condition": self.condition.name,
-            "instruction": self.condition.instruction,
-            "episodes": self.episodes,
-            "seed_start": self.seed_start,
-            "seeds": self.seeds,
-            "max_steps": self.max_steps,
-            "control_hz": CONTROL_HZ,
-            "action_schema": SCHEMA,
-            "controller": self.controller,
-            "record_video": self.record_video,
-            "visual_detail": self.visual_detail,
-            "cameras": list(self.cameras) if self.record_video else [],
-            "video": {"fps": FPS, "width": WIDTH, "height": HEIGHT, "codec": "h264", "encoder": CODEC},
-        }
+        suite, cams = self.suite, self.suite.cameras
+        return EvalConfig(
+            protocol=suite.protocol.name,
+            suite=suite.name,
+            env_id=self.condition.env_id,
+            condition=self.condition.name,
+            instruction=self.condition.instruction,
+            episodes=self.episodes,
+            seed_start=self.seed_start,
+            seeds=self.seeds,
+            max_steps=self.max_steps,
+            control_hz=suite.protocol.control_hz,
+            action_schema=suite.contract,
+            controller=self.controller,
+            robot_variant=self.robot_variant,
+            record_video=self.record_video,
+            visual_detail=self.visual_detail,
+            cameras=list(self.cameras) if self.record_video else [],
+            video={"fps": FPS, "width": cams.width, "height": cams.height, "codec": "h264", "encoder": CODEC},
+        )

@@ -1,7 +1,7 @@
-"""One summary over the 18 conditions, built from their validated results.
+"""One summary over a suite's conditions, built from their validated results.
 
-The headline number is the unweighted mean of the 18 condition success
-rates, given only when every condition has a result. The summary is
+The headline number is the unweighted mean of the condition success rates,
+given only when every condition of the suite has a result. The summary is
 reportable only when every result is reportable and all of them come from
 the same policy, code, robot asset, runtime, dependencies and controller:
 a mean over results from different setups describes none of them.
@@ -13,10 +13,10 @@ import json
 import os
 from pathlib import Path
 
+from .. import suites
 from ..record.files import write_bytes_atomic, write_json_atomic
-from ..tasks import registry
+from ..suites.base import Suite
 
-MEAN_NOTE = "unweighted mean of the 18 condition success rates"
 MISSING = "no validated result"
 # Fields that must agree across all results, with the words used when they do not.
 _SHARED = (
@@ -29,14 +29,18 @@ _SHARED = (
 )
 
 
+def mean_note(suite: Suite) -> str:
+    return f"unweighted mean of the {len(suite.conditions)} condition success rates"
+
+
 def summary_row(env_id: str, result: dict | None, result_path: str | None) -> dict:
-    cond = registry.parse(env_id)
+    """`result`: a benchmark_result.json object, None where the condition has none."""
+    cond = suites.parse(env_id)
     row = {
         "env_id": cond.env_id,
         "name": cond.name,
-        "scenario": cond.scenario,
-        "level": cond.level,
-        "mode": cond.mode,
+        "suite": cond.suite,
+        **suites.suite_of(cond).summary_fields(cond),
         "result_path": result_path,
     }
     if result is None:
@@ -76,9 +80,13 @@ def build_summary(rows: list[dict]) -> dict:
         if row["name"] in by_name:
             raise ValueError(f"two results for {row['name']}")
         by_name[row["name"]] = row
-    ordered = [by_name.get(c.name) or summary_row(c.name, None, None) for c in registry.CONDITIONS]
+    names = {r["suite"] for r in rows}
+    if len(names) != 1:
+        raise ValueError(f"a summary covers one suite; got {sorted(names)}")
+    suite = suites.get(names.pop())
+    ordered = [by_name.get(c.name) or summary_row(c.env_id, None, None) for c in suite.conditions]
     present = [r for r in ordered if r["success_rate"] is not None]
-    complete = len(present) == len(registry.CONDITIONS)
+    complete = len(present) == len(suite.conditions)
 
     reasons = [f"{r['name']}: {reason}" for r in ordered if not r["reportable"] for reason in r["reasons"] or ["not reportable"]]
     for field, plural in _SHARED:
@@ -86,33 +94,25 @@ def build_summary(rows: list[dict]) -> dict:
         if len(distinct) > 1:
             reasons.append(f"results come from {len(distinct)} different {plural}")
     return {
+        "suite": suite.name,
         "conditions": ordered,
         "complete": complete,
         "mean_success_rate": sum(r["success_rate"] for r in ordered) / len(ordered) if complete else None,
-        "mean_note": MEAN_NOTE,
+        "mean_note": mean_note(suite),
         "reportable": not reasons,
         "reasons": reasons,
     }
 
 
-def _cell(row: dict) -> str:
-    if row["success_rate"] is None:
-        return "—"
-    return f"{row['successes']}/{row['episodes']} ({100 * row['success_rate']:.1f}%)"
-
-
 def summary_markdown(summary: dict) -> str:
-    cells = {(r["scenario"], r["level"], r["mode"]): _cell(r) for r in summary["conditions"]}
-    lines = ["| Scenario | Level | S | R |", "|---|---|---|---|"]
-    for scenario in registry.SCENARIOS:
-        for level in registry.LEVELS:
-            s, r = (cells[(scenario, level, mode)] for mode in registry.MODES)
-            lines.append(f"| {scenario} | L{level} | {s} | {r} |")
+    suite = suites.get(summary["suite"])
+    note = summary["mean_note"]
     mean = summary["mean_success_rate"]
+    lines = suite.summary_markdown(summary["conditions"], mean, note)
     if mean is None:
-        lines += ["", f"Mean success rate: — (not all 18 conditions have results; {MEAN_NOTE})"]
+        lines += ["", f"Mean success rate: — (not all {len(suite.conditions)} conditions have results; {note})"]
     else:
-        lines += ["", f"Mean success rate: {100 * mean:.1f}% ({MEAN_NOTE})"]
+        lines += ["", f"Mean success rate: {100 * mean:.1f}% ({note})"]
     lines += ["", "Reportable: yes" if summary["reportable"] else "Reportable: no"]
     lines += [f"- {reason}" for reason in summary["reasons"]]
     return "\n".join(lines) + "\n"

@@ -1,10 +1,13 @@
 """The checks a run directory must pass before any score is computed from it.
 
-Every episode needs an outcome that is internally consistent and, when
-videos are recorded, one decodable H.264 stream per camera with exactly
-`step + 1` frames at 50 frames/s, not black, and distinct from the other
-cameras. Videos are probed (fully decoded) once, right after the episode;
-later checks tie those recorded facts to the files through their SHA-256.
+Every episode needs a summary of the recorded type, an outcome of its
+suite's vocabulary that is internally consistent, one metrics line per
+step, its other recorded files unchanged (size and SHA-256 as the summary
+recorded them) and, when videos are recorded, one decodable H.264 stream per
+camera with exactly `step + 1` frames at 50 frames/s, not black, and
+distinct from the other cameras. Videos are probed (fully decoded) once,
+right after the episode; later checks tie those recorded facts to the files
+through their SHA-256.
 """
 
 from __future__ import annotations
@@ -13,10 +16,12 @@ import json
 import os
 from pathlib import Path
 
+from .. import suites
 from ..record.probe import VideoError, VideoFacts, file_sha256, probe_video
+from ..suites.base import SUCCESS, TIMEOUT
+from .records import EpisodeSummary, RecordError, convert
 
 CONFIG_FILE = "evaluation_config.json"
-OUTCOMES = ("success", "timeout")
 _LISTED = 12  # seeds named in one problem line before "and N more"
 
 
@@ -74,30 +79,56 @@ def check_episode(run_dir: str | os.PathLike, config: dict, summary: dict) -> li
     """Problems with one episode's outcome and files, each line starting with its seed."""
     run_dir = Path(run_dir)
     seed = summary.get("seed")
-    problems = _check_outcome(summary, config["max_steps"])
-    if config["record_video"] and not problems:  # the frame count needs a valid step
-        problems += _check_videos(run_dir, config, summary)
-    if not (run_dir / "metrics" / f"episode_{seed}.jsonl").is_file():
-        problems.append(f"metrics/episode_{seed}.jsonl missing")
+    try:
+        convert(summary, EpisodeSummary, "summary")
+    except RecordError as exc:
+        return [f"seed {seed}: {exc}"]
+    outcomes = suites.get(config.get("suite", suites.default().name)).outcomes
+    problems = _check_outcome(summary, config["max_steps"], outcomes)
+    if not problems:  # the frame and line counts need a valid step
+        if config["record_video"]:
+            problems += _check_videos(run_dir, config, summary)
+        problems += _check_metrics(run_dir, summary)
+    problems += _check_files(run_dir, summary)
     return [f"seed {seed}: {p}" for p in problems]
 
 
-def _check_outcome(summary: dict, max_steps: int) -> list[str]:
-    missing = [k for k in ("step", "success", "terminated", "truncated", "outcome") if k not in summary]
-    if missing:
-        return [f"summary lacks {', '.join(missing)}"]
+def _check_outcome(summary: dict, max_steps: int, outcomes: tuple[str, ...]) -> list[str]:
     step, outcome = summary["step"], summary["outcome"]
-    if not isinstance(step, int) or isinstance(step, bool) or not 1 <= step <= max_steps:
+    if not 1 <= step <= max_steps:
         return [f"step {step!r} outside 1..{max_steps}"]
-    if outcome not in OUTCOMES:
-        return [f"outcome {outcome!r} is not one of {', '.join(OUTCOMES)}"]
+    if outcome not in outcomes:
+        return [f"outcome {outcome!r} is not one of {', '.join(outcomes)}"]
     problems = []
-    if not (summary["success"] is (outcome == "success") is summary["terminated"]):
+    if summary["success"] is not (outcome == SUCCESS) or summary["terminated"] is (outcome == TIMEOUT):
         problems.append(
             f"inconsistent outcome {outcome!r}: success={summary['success']}, terminated={summary['terminated']}"
         )
-    if outcome == "timeout" and (step != max_steps or summary["truncated"] is not True):
+    if outcome == TIMEOUT and (step != max_steps or summary["truncated"] is not True):
         problems.append(f"timeout at step {step} (truncated={summary['truncated']}), expected step {max_steps}")
+    return problems
+
+
+def _check_metrics(run_dir: Path, summary: dict) -> list[str]:
+    """One metrics line per step: a file cut short or padded is caught even where no size was recorded."""
+    rel = f"metrics/episode_{summary['seed']}.jsonl"
+    try:
+        with open(run_dir / rel, "rb") as f:
+            lines = sum(1 for _ in f)
+    except OSError:
+        return [f"{rel} missing"]
+    return [] if lines == summary["step"] else [f"{rel} has {lines} lines for {summary['step']} steps"]
+
+
+def _check_files(run_dir: Path, summary: dict) -> list[str]:
+    """The episode's recorded files, against the sizes and SHA-256 its summary holds."""
+    problems = []
+    for rel, facts in sorted((summary.get("files") or {}).items()):
+        path = run_dir / rel
+        if not path.is_file():
+            problems.append(f"{rel} missing")
+        elif path.stat().st_size != facts.get("size") or file_sha256(path) != facts.get("sha256"):
+            problems.append(f"{rel} changed after it was written (size or sha256 mismatch)")
     return problems
 
 

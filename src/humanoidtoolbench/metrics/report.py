@@ -1,4 +1,4 @@
-"""A results report from an evaluation output directory: successes, steps to success, failure causes.
+"""A results report from an evaluation output directory, for any suite: successes, steps to success, failure causes.
 
 Everything comes from the recorded files: each condition's newest validated
 `benchmark_result.json` and its episode summaries (final metrics, what was
@@ -14,10 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..tasks import registry
-
-# The flag that says the task outcome was reached at some step, per scenario.
-OUTCOME_FLAG = {"BallMove": "on_spot", "BallRetrieve": "in_target_area"}
+from .. import suites
 
 
 @dataclass
@@ -35,31 +32,9 @@ class ConditionReport:
 
 
 def failure_cause(name: str, summary: dict) -> str:
-    """Why an episode did not succeed, from its recorded metrics."""
-    cond = registry.parse(name)
-    scenario, level = cond.scenario, cond.level
-    final, ever = summary.get("final_metrics", {}), summary.get("ever_true", {})
-    lift_max = summary.get("numeric_max", {}).get("tool_lift", 0.0)
-    if not ever.get("picked_correct_tool"):
-        return "correct tool never lifted" if lift_max < 0.02 else "tool lifted too little"
-    if final.get("tool_lift", 0.0) < 0.02 and level > 0 and not _task_done(scenario, final):
-        return "grasp lost"
-    if level == 0:
-        return "lift not held for 50 steps"
-    if scenario == "IceBreak":
-        broken = int(final.get("ice_broken_count", 0))
-        return ("no block broken", "one block broken")[min(broken, 1)] if broken < 2 else "blocks broken too late"
-    if not ever.get("tool_touched_target"):
-        return "ball never touched"
-    if ever.get(OUTCOME_FLAG[scenario]):
-        return "ball reached the ring but did not stay"
-    return "ball not brought into the ring"
-
-
-def _task_done(scenario: str, final: dict) -> bool:
-    if scenario == "IceBreak":
-        return bool(final.get("ice_broken"))
-    return bool(final.get(OUTCOME_FLAG[scenario]))
+    """Why an episode did not succeed, from its recorded metrics (the suite decides)."""
+    cond = suites.parse(name)
+    return suites.suite_of(cond).failure_cause(cond, summary)
 
 
 class ReportError(ValueError):
@@ -103,24 +78,28 @@ def condition_report(output: Path, name: str) -> ConditionReport | None:
 
 
 def load(output: str | Path) -> dict[str, ConditionReport]:
+    """Every suite's conditions that have a validated result under `output`."""
     output = Path(output)
-    reports = {c.name: condition_report(output, c.name) for c in registry.CONDITIONS}
+    reports = {c.name: condition_report(output, c.name) for suite in suites.suites() for c in suite.conditions}
     return {n: r for n, r in reports.items() if r is not None}
 
 
 def markdown(reports: dict[str, ConditionReport], title: str = "Results") -> str:
-    def cell(name: str) -> str:
-        r = reports.get(name)
-        return "—" if r is None else f"{r.successes}/{r.episodes}"
-
-    lines = [f"### {title}", "", "| Scenario | Level | S | R |", "| --- | --- | --- | --- |"]
-    for s in registry.SCENARIOS:
-        for lvl in registry.LEVELS:
-            lines.append(f"| {s} | L{lvl} | {cell(f'G1{s}-L{lvl}-S')} | {cell(f'G1{s}-L{lvl}-R')} |")
-    done = list(reports.values())
-    if len(done) == len(registry.CONDITIONS):
-        mean = sum(r.successes / r.episodes for r in done) / len(done)
-        lines += ["", f"Unweighted mean of the 18 condition success rates: {mean:.3f}."]
+    lines = [f"### {title}"]
+    for suite in suites.suites():
+        mine = [c for c in suite.conditions if c.name in reports]
+        if not mine:
+            continue
+        rows = []
+        for c in suite.conditions:
+            r = reports.get(c.name)
+            rate = None if r is None else r.successes / r.episodes
+            rows.append({"name": c.name, **suite.summary_fields(c), "successes": r and r.successes,
+                         "episodes": r and r.episodes, "success_rate": rate})
+        lines += [""] + suite.summary_markdown(rows, None, "")
+        if len(mine) == len(suite.conditions):
+            mean = sum(reports[c.name].successes / reports[c.name].episodes for c in mine) / len(mine)
+            lines += ["", f"Unweighted mean of the {len(mine)} condition success rates: {mean:.3f}."]
     lines += ["", "| Condition | Successes | Median steps to success | Failure causes |", "| --- | --- | --- | --- |"]
     for name, r in reports.items():
         median = "—" if r.median_steps is None else f"{r.median_steps:g}"

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..control import contract
+from ..control import decoupled_v1 as contract
 from ..robot.joints import BY_NAME
+from .reply import EPISODE_SEED_KEY
 
 CHUNK = 10
 _LO = np.array([BY_NAME[n].lo for n in contract.JOINT_SLOTS])
 _HI = np.array([BY_NAME[n].hi for n in contract.JOINT_SLOTS])
-EPISODE_SEED_KEY = "humanoidtoolbench_episode_seed"
 
 
 def zero(request: dict) -> np.ndarray:

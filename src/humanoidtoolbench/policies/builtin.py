@@ -1,4 +1,7 @@
-"""Short names for the policies that ship with the package (`--policy NAME`)."""
+"""Short names for the contract-level policies that ship with the package (`--policy NAME`).
+
+Suites add their own (a scripted expert) through `Suite.builtin_policies`.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,6 @@ BUILTIN_POLICIES = {
     "pose-hold": "humanoidtoolbench.policies.pose_hold:predict",
     "zero": "humanoidtoolbench.policies.baselines:zero",
     "random": "humanoidtoolbench.policies.baselines:random_policy",
-    "expert": "humanoidtoolbench.policies.expert:predict",
 }
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..control.contract import ACTION_DIM
+from ..control.contract import ActionContract, ActionError
+from ..control.decoupled_v1 import DECOUPLED_V1
 
 _LIBRARY_ROOTS = tuple(
     {Path(sysconfig.get_paths()[key]).resolve() for key in ("stdlib", "platstdlib")}
@@ -68,22 +69,9 @@ def describe_exception(exc: BaseException) -> str:
     return f"{text}: {message}" if message else text
 
 
-def check_chunk(action) -> np.ndarray:
-    """A policy's return value as a finite float64 (T, 36) chunk, or `PolicyError` saying what is wrong."""
-    expected = f"Policy must return an array of shape (T, {ACTION_DIM}) with T >= 1"
+def check_chunk(action, contract: ActionContract = DECOUPLED_V1) -> np.ndarray:
+    """A policy's return value as a finite float64 (T, action_dim) chunk, or `PolicyError` saying what is wrong."""
     try:
-        a = np.asarray(action)
-    except (TypeError, ValueError):
-        a = None
-    if a is None or a.dtype.kind not in "biuf":
-        got = f"array of dtype {a.dtype}" if isinstance(action, np.ndarray) else type(action).__name__
-        raise PolicyError(f"{expected}; got {got}")
-    if a.ndim != 2 or a.shape[0] < 1 or a.shape[1] != ACTION_DIM:
-        raise PolicyError(f"{expected}; got shape {tuple(a.shape)}")
-    a = a.astype(np.float64)
-    bad_rows = np.flatnonzero(~np.isfinite(a).all(axis=1))
-    if bad_rows.size:
-        raise PolicyError(
-            f"Policy returned NaN or infinite values in {bad_rows.size} of {a.shape[0]} rows (first row {bad_rows[0]})"
-        )
-    return a
+        return contract.validate(action)
+    except ActionError as exc:
+        raise PolicyError(f"Policy {exc}") from None

@@ -14,10 +14,10 @@ import urllib.error
 import urllib.request
 import uuid
 
-import numpy as np
 
 from . import wire
-from .errors import PolicyConnectionError, PolicyError, check_chunk, one_line
+from .errors import PolicyConnectionError, PolicyError, one_line
+from .reply import Reply, split_reply
 
 _MAX_MESSAGE = 1000
 # How a server without an /info route answers GET /info: not found, method not allowed, or
@@ -95,8 +95,8 @@ class HttpPolicyClient:
             )
         return info
 
-    def act(self, request: dict) -> np.ndarray:
-        """Send one request (never its `privileged` entry); returns the validated float64 (T, 36) chunk."""
+    def act(self, request: dict) -> Reply:
+        """Send one request (never its `privileged` entry); returns the server's action and metadata."""
         payload = {key: value for key, value in request.items() if key != "privileged"}
         payload["session"] = self.session
         if not self._release_at_exit:
@@ -111,7 +111,7 @@ class HttpPolicyClient:
             raise PolicyError(f"{failed}: {one_line(str(exc))}"[:_MAX_MESSAGE]) from None
         if not isinstance(response, dict) or "action" not in response:
             raise PolicyError(f"{failed}: the response has no 'action'")
-        return check_chunk(response["action"])
+        return split_reply({"action": response["action"], "metadata": response.get("metadata")})
 
     def release(self) -> None:
         """Free the server for other evaluators; errors are ignored (the server also frees idle sessions)."""

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from ..control.contract import SCHEMA
+from ..control.decoupled_v1 import SCHEMA
 from . import wire
 from .errors import PolicyError, check_chunk, describe_exception, one_line
 from .loader import LoadedPolicy

@@ -29,6 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from . import derive
+from .variants import DEFAULT_VARIANT, VARIANTS
 
 MANIFEST_PATH = Path(__file__).with_name("g1_manifest.json")
 INSTALL_RECORD = "INSTALL.json"
@@ -113,26 +114,29 @@ class InstalledRobot:
     root: Path
     record: dict
 
-    def model_path(self, detail: str = "fast") -> Path:
+    def model_path(self, detail: str = "fast", variant: str = DEFAULT_VARIANT) -> Path:
         if detail not in derive.DETAILS:
             raise AssetError(f"unknown visual detail {detail!r}; choose one of {sorted(derive.DETAILS)}")
-        return self.root / "derived" / derive.DETAILS[detail]
+        if variant not in VARIANTS:
+            raise AssetError(f"unknown robot variant {variant!r}; choose one of {sorted(VARIANTS)}")
+        return self.root / "derived" / VARIANTS[variant].files[detail]
 
-    def manifest_sha256(self, detail: str = "fast") -> str:
-        """Hash of everything that affects physics or images for this detail level."""
-        return self.record["asset_manifest_sha256"][detail]
+    def manifest_sha256(self, detail: str = "fast", variant: str = DEFAULT_VARIANT) -> str:
+        """Hash of everything that affects physics or images for this variant and detail level."""
+        return self.record["asset_manifest_sha256"][variant][detail]
 
 
-def _asset_manifest_hashes(files: dict[str, str]) -> dict[str, str]:
-    """One hash per visual detail over the sources, the recipe and the files that detail loads."""
-    out = {}
-    for detail, model_file in derive.DETAILS.items():
-        used = {
-            k: v
-            for k, v in files.items()
-            if k.startswith("source/") or k == f"derived/{model_file}" or (detail == "fast" and k.startswith("derived/meshes/"))
-        }
-        out[detail] = sha256_json({"recipe": derive.recipe_sha256(), "files": used})
+def _asset_manifest_hashes(files: dict[str, str]) -> dict[str, dict[str, str]]:
+    """Per variant and visual detail, one hash over the sources, the variant's recipe and the files it loads."""
+    out: dict[str, dict[str, str]] = {}
+    for variant in VARIANTS.values():
+        for detail, model_file in variant.files.items():
+            used = {
+                k: v
+                for k, v in files.items()
+                if k.startswith("source/") or k == f"derived/{model_file}" or (detail == "fast" and k.startswith("derived/meshes/"))
+            }
+            out.setdefault(variant.name, {})[detail] = sha256_json({"recipe": derive.recipe_sha256(variant.name), "files": used})
     return out
 
 
@@ -178,7 +182,7 @@ def install(mirror: str | os.PathLike | None = None, log=lambda msg: None) -> In
         record = {
             "name": manifest()["name"],
             "upstream": manifest()["upstream"],
-            "recipe_sha256": derive.recipe_sha256(),
+            "recipe_sha256": {v: derive.recipe_sha256(v) for v in VARIANTS},
             "files": files,
             "asset_manifest_sha256": _asset_manifest_hashes(files),
         }
@@ -207,7 +211,7 @@ def check(root: Path | None = None) -> list[str]:
     except json.JSONDecodeError:
         return [f"{rec_path} is not valid JSON; run htb-setup"]
     problems = []
-    if record.get("recipe_sha256") != derive.recipe_sha256():
+    if record.get("recipe_sha256") != {v: derive.recipe_sha256(v) for v in VARIANTS}:
         problems.append("derived robot files were made by another version of humanoidtoolbench; run htb-setup")
     expected_sources = {f"source/{e['path']}": e["sha256"] for e in manifest()["files"]}
     recorded = record.get("files", {})

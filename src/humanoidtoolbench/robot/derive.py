@@ -2,11 +2,13 @@
 
 - `meshes/<name>.stl`: decimated visual meshes, so that software rendering
   stays fast (the upstream meshes carry 420k triangles);
-- `g1_htb.xml` (decimated visuals) and `g1_htb_full.xml` (full-detail
-  visuals): the upstream model with the benchmark edits of `edit.py`.
+- per robot variant (`variants.py`), a model with decimated visuals and one
+  with full-detail visuals (`g1_htb.xml` and `g1_htb_full.xml` for the
+  assisted robot): the upstream model with the edits of `edit.py`.
 
-Everything here is a pure function of the source files and `RECIPE`, so the
-same sources give byte-identical derived files.
+Everything here is a pure function of the source files, `RECIPE` and the
+variant's row, so the same sources give byte-identical derived files; each
+variant has its own recipe hash.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ import mujoco
 import numpy as np
 
 from .edit import edit_robot
+from .variants import VARIANTS
 
 MODEL_FILE = "g1_29dof_with_hand.xml"
-DETAILS = {"fast": "g1_htb.xml", "full": "g1_htb_full.xml"}
+DETAILS = ("fast", "full")
 
 RECIPE = {
     "version": 1,
@@ -36,11 +39,12 @@ RECIPE = {
 
 # The modules whose code shapes the derived files: editing any of them
 # makes an existing installation out of date.
-RECIPE_MODULES = ("derive.py", "edit.py", "joints.py", "cameras.py", "collision.py")
+RECIPE_MODULES = ("derive.py", "edit.py", "joints.py", "cameras.py", "collision.py", "variants.py")
 
 
-def recipe_sha256() -> str:
-    h = hashlib.sha256(json.dumps(RECIPE, sort_keys=True).encode())
+def recipe_sha256(variant: str = "assisted") -> str:
+    row = VARIANTS[variant]
+    h = hashlib.sha256(json.dumps({**RECIPE, "variant": repr(row)}, sort_keys=True).encode())
     for name in RECIPE_MODULES:
         h.update(name.encode() + b"\0" + (Path(__file__).parent / name).read_bytes())
     return h.hexdigest()
@@ -87,19 +91,24 @@ def build(source_dir: Path, out_dir: Path) -> list[str]:
         written.append(f"meshes/{stl.stem}.stl")
 
     rel_source = Path("..") / source_dir.name / "meshes"
-    for detail, filename in DETAILS.items():
-        spec = mujoco.MjSpec.from_file(str(source_dir / MODEL_FILE))
-        # Compiling (which to_xml does) resolves mesh files against meshdir;
-        # the written file keeps them relative to its own directory.
-        spec.meshdir = f"{out_dir.resolve()}/"
-        for mesh in spec.meshes:
-            mesh.file = str(rel_source / mesh.file)
-        visual = (lambda name: f"meshes/{name}.stl") if detail == "fast" else None
-        edit_robot(spec, visual)
-        xml = spec.to_xml().replace(f' meshdir="{spec.meshdir}"', "")
-        # MuJoCo writes content_type only for meshes it did not find in its
-        # in-process cache; drop it so the file does not depend on history.
-        xml = re.sub(r' content_type="[^"]*"', "", xml)
-        (out_dir / filename).write_text(xml)
-        written.append(filename)
+    for variant in VARIANTS.values():
+        for detail, filename in variant.files.items():
+            _write_model(source_dir, out_dir, rel_source, filename, detail, variant)
+            written.append(filename)
     return written
+
+
+def _write_model(source_dir: Path, out_dir: Path, rel_source: Path, filename: str, detail: str, variant) -> None:
+    spec = mujoco.MjSpec.from_file(str(source_dir / MODEL_FILE))
+    # Compiling (which to_xml does) resolves mesh files against meshdir;
+    # the written file keeps them relative to its own directory.
+    spec.meshdir = f"{out_dir.resolve()}/"
+    for mesh in spec.meshes:
+        mesh.file = str(rel_source / mesh.file)
+    visual = (lambda name: f"meshes/{name}.stl") if detail == "fast" else None
+    edit_robot(spec, visual, variant)
+    xml = spec.to_xml().replace(f' meshdir="{spec.meshdir}"', "")
+    # MuJoCo writes content_type only for meshes it did not find in its
+    # in-process cache; drop it so the file does not depend on history.
+    xml = re.sub(r' content_type="[^"]*"', "", xml)
+    (out_dir / filename).write_text(xml)

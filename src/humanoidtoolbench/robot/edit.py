@@ -1,11 +1,12 @@
-"""Edits that turn the upstream G1 + Dex3 MJCF into the benchmark's robot.
+"""Edits that turn the upstream G1 + Dex3 MJCF into one of the benchmark's robot variants.
 
-Applied once, at install time, to write the derived model file:
+Applied once, at install time, to write the derived model files:
 - joint ranges from the public action table, PD position servos with the
-  controller gains clipped at the effort limits, gravity compensation routed
-  through the actuators (so it is clipped too);
-- collision geometry pruned to what matters (see `collision.py`), visual
-  geometry moved to its own group and optionally swapped for decimated meshes;
+  controller gains clipped at the effort limits, and (assisted variant)
+  gravity compensation routed through the actuators (so it is clipped too);
+- collision geometry pruned to what the variant needs (see `collision.py`
+  and `variants.py`), visual geometry moved to its own group and optionally
+  swapped for decimated meshes;
 - the four robot cameras.
 """
 
@@ -18,6 +19,7 @@ import mujoco
 from . import collision
 from .cameras import CAMERAS
 from .joints import JOINTS
+from .variants import VARIANTS, Variant
 
 VISUAL_GROUP = 1  # rendered
 COLLISION_GROUP = 3  # not rendered by default
@@ -32,12 +34,17 @@ _BODY_LINKS = ("pelvis", "torso_link", "_shoulder_pitch_link", "_shoulder_roll_l
 _DROP_MESHES = {"logo_link", "head_link", "waist_support_link"}
 
 
-def collision_category(body_name: str) -> int:
-    """Which category a collision geom on this body belongs to (0: none)."""
+_LEG_LINKS = ("_hip_pitch_link", "_hip_roll_link", "_hip_yaw_link", "_knee_link", "_ankle_pitch_link", "_ankle_roll_link")
+
+
+def collision_category(body_name: str, variant: Variant = VARIANTS["assisted"]) -> int:
+    """Which category a collision geom on this body belongs to in a variant (0: none)."""
     if "_hand_" in body_name or body_name.endswith(_HAND_LINKS):
         return collision.HAND
     if body_name in _BODY_LINKS or body_name.endswith(_BODY_LINKS):
         return collision.BODY
+    if variant.leg_contacts and body_name.endswith(_LEG_LINKS):
+        return collision.LEG
     return 0
 
 
@@ -45,8 +52,12 @@ def _is_visual(geom) -> bool:
     return geom.contype == 0 and geom.conaffinity == 0
 
 
-def edit_robot(spec: mujoco.MjSpec, visual_mesh_file: Callable[[str], str] | None = None) -> mujoco.MjSpec:
-    """Apply the benchmark edits in place.
+def edit_robot(
+    spec: mujoco.MjSpec,
+    visual_mesh_file: Callable[[str], str] | None = None,
+    variant: Variant = VARIANTS["assisted"],
+) -> mujoco.MjSpec:
+    """Apply the benchmark edits of `variant` in place.
 
     `visual_mesh_file(mesh_name)` returns the file to render a mesh with
     (a decimated copy); None keeps the original meshes for rendering.
@@ -63,7 +74,7 @@ def edit_robot(spec: mujoco.MjSpec, visual_mesh_file: Callable[[str], str] | Non
         j.limited = mujoco.mjtLimited.mjLIMITED_TRUE
         j.actfrcrange = [-row.effort, row.effort]
         j.actfrclimited = mujoco.mjtLimited.mjLIMITED_TRUE
-        j.actgravcomp = 1
+        j.actgravcomp = int(variant.gravity_compensation)
         act = spec.add_actuator(name=row.name.removesuffix("_joint"), target=row.name)
         act.trntype = mujoco.mjtTrn.mjTRN_JOINT
         act.set_to_position(kp=row.kp, kv=row.kd)
@@ -72,9 +83,10 @@ def edit_robot(spec: mujoco.MjSpec, visual_mesh_file: Callable[[str], str] | Non
         act.forcerange = [-row.effort, row.effort]
         act.forcelimited = mujoco.mjtLimited.mjLIMITED_TRUE
 
-    for body in spec.bodies:
-        if body.name != "world":
-            body.gravcomp = 1.0
+    if variant.gravity_compensation:
+        for body in spec.bodies:
+            if body.name != "world":
+                body.gravcomp = 1.0
 
     used_meshes: set[str] = set()
     visual_copies: dict[str, str] = {}
@@ -90,13 +102,13 @@ def edit_robot(spec: mujoco.MjSpec, visual_mesh_file: Callable[[str], str] | Non
             elif geom.meshname:
                 used_meshes.add(geom.meshname)
             continue
-        category = collision_category(body_name)
+        category = collision_category(body_name, variant)
         if category == 0 or geom.meshname in _DROP_MESHES:
             spec.delete(geom)
             continue
         geom.group = COLLISION_GROUP
         geom.rgba = [0.5, 0.5, 0.5, 0.0]
-        collision.assign(geom, category)
+        collision.assign(geom, category, variant.partners)
         if category == collision.HAND:
             geom.friction = list(HAND_CONTACT["friction"])
             geom.condim = HAND_CONTACT["condim"]

@@ -27,11 +27,13 @@ class CameraRenderer:
     of the cost of software rendering (a wrist camera sees a fraction of the robot).
     """
 
-    def __init__(self, model: mujoco.MjModel, cameras: tuple[str, ...] = CAMERA_NAMES) -> None:
+    def __init__(
+        self, model: mujoco.MjModel, cameras: tuple[str, ...] = CAMERA_NAMES, width: int = WIDTH, height: int = HEIGHT
+    ) -> None:
         _require_headless_backend()
         self.cameras = cameras
         self.model = model
-        self._renderer = mujoco.Renderer(model, HEIGHT, WIDTH)
+        self._renderer = mujoco.Renderer(model, height, width)
         # Also freed at interpreter exit while the GL libraries are still loaded: a renderer
         # nobody closed (a Gymnasium environment without `close()`) would otherwise print
         # EGL errors from its destructor during shutdown.
@@ -48,7 +50,7 @@ class CameraRenderer:
         self._sides = {}  # camera -> unit normals of its four side planes, camera frame
         for name, cid in self._ids.items():
             ty = math.tan(math.radians(model.cam_fovy[cid]) / 2)
-            tx = ty * WIDTH / HEIGHT
+            tx = ty * width / height
             self._sides[name] = np.array([[1, 0, tx], [-1, 0, tx], [0, 1, ty], [0, -1, ty]]) / np.array(
                 [[math.hypot(1, tx)], [math.hypot(1, tx)], [math.hypot(1, ty)], [math.hypot(1, ty)]]
             )
@@ -110,6 +112,7 @@ def backend_info() -> dict:
 
         info["vendor"] = GL.glGetString(GL.GL_VENDOR).decode()
         info["renderer"] = GL.glGetString(GL.GL_RENDERER).decode()
+        info["version"] = GL.glGetString(GL.GL_VERSION).decode()
         ctx.free()
     except Exception as exc:  # no GL at all: report it rather than fail here
         info["error"] = f"{type(exc).__name__}: {exc}"

@@ -112,7 +112,7 @@ def _add_lights(spec: mujoco.MjSpec, style: RoomStyle) -> None:
 
 
 def add_robot(spec: mujoco.MjSpec, controller: Controller, detail: str = "fast") -> None:
-    """Attach the installed robot, edited by the controller, at the world origin."""
-    robot = mujoco.MjSpec.from_file(str(assets.installed().model_path(detail)))
+    """Attach the installed robot variant the controller drives, edited by it, at the world origin."""
+    robot = mujoco.MjSpec.from_file(str(assets.installed().model_path(detail, controller.variant)))
     controller.edit_robot_spec(robot)
     spec.worldbody.add_frame().attach_body(robot.body("pelvis"), "", "")

@@ -8,7 +8,7 @@ import mujoco
 import numpy as np
 
 from ..control.base import BasePose, Controller
-from ..control.contract import DEFAULT_BASE_HEIGHT, JOINT_SLOTS, Command
+from ..control.decoupled_v1 import DEFAULT_BASE_HEIGHT, JOINT_SLOTS, Command
 from ..control.state import StateReader
 from ..robot.joints import HOME_POSE
 from .scene import CONTROL_DT, SUBSTEPS, add_robot, new_spec
@@ -28,12 +28,21 @@ class Simulation:
         mujoco.mj_forward(self.model, self.data)
 
     def step(self, cmd: Command) -> None:
-        """Execute one command: the controller sets its inputs, then 4 physics steps."""
+        """Execute one command: the controller sets its inputs, then 4 physics steps
+        (with its per-physics-step hook before each, if it has one)."""
         self.controller.apply(self.data, cmd, CONTROL_DT)
-        mujoco.mj_step(self.model, self.data, SUBSTEPS)
+        if self.controller.physics_step_hook:
+            for _ in range(SUBSTEPS):
+                self.controller.before_physics_step(self.data)
+                mujoco.mj_step(self.model, self.data)
+        else:
+            mujoco.mj_step(self.model, self.data, SUBSTEPS)
 
     def base_pose(self) -> BasePose:
         return self.controller.base_pose(self.data)
+
+    def fallen(self) -> bool:
+        return self.controller.fallen(self.data)
 
     @property
     def time(self) -> float:

@@ -7,17 +7,16 @@ through this class.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-
 import mujoco
 import numpy as np
 
-from ..control import contract
-from ..control.assisted import AssistedController
-from ..control.base import Controller
-from ..robot.joints import PELVIS
-from ..sim import scene
-from ..sim.simulation import Simulation, home_upper_pose
+from ...control import decoupled_v1 as contract
+from ...control.assisted import AssistedController
+from ...control.base import Controller
+from ...robot.joints import PELVIS
+from ...sim import scene
+from ...sim.simulation import Simulation, home_upper_pose
+from ..base import Episode, StepResult, terminal_outcome
 from . import bench, markers
 from .contacts import ContactIndex, is_hand_body, subtree_bodies
 from .fracture import IceFracture, add_ice_block, shard_name
@@ -54,14 +53,7 @@ def build_scene(layout: Layout, controller: Controller, detail: str = "fast") ->
     return spec
 
 
-@dataclass(frozen=True)
-class StepResult:
-    metrics: dict
-    success_now: bool  # the predicate holds on this step
-    success: bool  # it has held for HOLD_STEPS consecutive steps
-
-
-class TaskEpisode:
+class TaskEpisode(Episode):
     def __init__(
         self,
         condition: Condition,
@@ -125,16 +117,20 @@ class TaskEpisode:
     def state(self) -> np.ndarray:
         return self.sim.state.read(self.data, self.previous_height)
 
+    def on_chunk(self, chunk: np.ndarray) -> None:
+        """State slot 31 reports slot 31 of the last row of the most recent chunk."""
+        self.previous_height = float(chunk[-1, 31])
+
     def step(self, row: np.ndarray) -> StepResult:
-        """Execute one command row. (Callers set `previous_height`, the state's slot 31, to
-        slot 31 of the last row of each chunk as they receive it.)"""
+        """Execute one command row."""
         self.sim.step(contract.decode(row))
         if self.fracture is not None:
             self.fracture.update(self.data)  # the impact rule samples once per command, as published
         self.steps += 1
         values = self.metrics.update(self.data, self.sim.base_pose())
         ok = self.metrics.success(values)
-        return StepResult(values, ok, self.hold.update(ok))
+        success = self.hold.update(ok)
+        return StepResult(values, ok, success, terminal_outcome(success, self.sim.fallen()))
 
     def privileged(self) -> dict:
         """Simulator truth for privileged policies (never sent to others)."""

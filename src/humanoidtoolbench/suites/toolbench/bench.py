@@ -11,7 +11,7 @@ import math
 
 import mujoco
 
-from ..robot import collision
+from ...robot import collision
 from .props.base import Vec3
 
 SIZE = (1.80, 0.80)

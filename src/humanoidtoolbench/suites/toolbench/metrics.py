@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from ..control.base import BasePose
+from ...control.base import BasePose
 from .contacts import ContactIndex
 from .fracture import IceFracture
 from .layout import BALL, DECOY, IRRELEVANT, RING_RADIUS, ROLE_CODES, TOOL, Layout, reach_shortfall

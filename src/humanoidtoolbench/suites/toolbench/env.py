@@ -15,27 +15,22 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ..control import contract
-from ..robot.cameras import HEIGHT, POLICY_CAMERA, WIDTH
-from ..robot.joints import BY_NAME
-from ..sim.render import CameraRenderer
+from ...control import decoupled_v1 as contract
+from ...robot.cameras import HEIGHT, POLICY_CAMERA, WIDTH
+from ...sim.render import CameraRenderer
 from .episode import TaskEpisode
 from .registry import MAX_STEPS, parse
 
 
 def action_space() -> spaces.Box:
-    lo = np.full(contract.ACTION_DIM, -np.inf)
-    hi = np.full(contract.ACTION_DIM, np.inf)
-    for i, name in enumerate(contract.JOINT_SLOTS):
-        lo[i], hi[i] = BY_NAME[name].lo, BY_NAME[name].hi
-    return spaces.Box(lo, hi, dtype=np.float64)
+    return contract.DECOUPLED_V1.action_space()
 
 
 def observation_space() -> spaces.Dict:
     return spaces.Dict(
         {
             "image": spaces.Box(0, 255, (HEIGHT, WIDTH, 3), np.uint8),
-            "state": spaces.Box(-np.inf, np.inf, (contract.STATE_DIM,), np.float32),
+            "state": contract.DECOUPLED_V1.state_space(),
             # The default charset is alphanumeric only, which excludes the instructions' spaces.
             "instruction": spaces.Text(max_length=256, charset=string.printable),
         }
@@ -68,7 +63,7 @@ class HumanoidToolBenchEnv(gym.Env):
 
     def step(self, action):
         row = np.asarray(action, dtype=np.float64).reshape(contract.ACTION_DIM)
-        self.episode.previous_height = float(row[31])  # each step's row is its own chunk
+        self.episode.on_chunk(row[None])  # each step's row is its own chunk
         result = self.episode.step(row)
         terminated = result.success
         truncated = not terminated and self.episode.steps >= self.max_steps

@@ -7,7 +7,7 @@ import math
 import mujoco
 import numpy as np
 
-from ..robot import collision
+from ...robot import collision
 from .layout import BALL_RADIUS, RING_RADIUS
 
 BALL_MASS = 0.05

@@ -16,7 +16,7 @@ from typing import Iterator
 import mujoco
 import numpy as np
 
-from ...control import contract
+from ....control import decoupled_v1 as contract
 from .kinematics import Kinematics, Reach
 
 SLICES = contract.SLICES

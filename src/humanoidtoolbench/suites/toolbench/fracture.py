@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import mujoco
 import numpy as np
 
-from ..robot import collision
+from ...robot import collision
 
 ICE_SIZE = 0.16
 ICE_MASS = 2.8

@@ -14,7 +14,7 @@ from typing import Callable
 import mujoco
 import numpy as np
 
-from ...robot import collision
+from ....robot import collision
 from .meshes import Mesh
 from .palette import FINISHES, GREY, RGBA
 

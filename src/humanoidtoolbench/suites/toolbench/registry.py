@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from typing import ClassVar
 
+from .. import UnknownEnvironment
 from .instructions import instruction
 
 NAMESPACE = "humanoidtoolbench"
@@ -23,12 +25,9 @@ MAX_STEPS = 3000
 HOLD_STEPS = 50
 
 
-class UnknownEnvironment(ValueError):
-    """An environment ID that is not one of the 18; the message names the closest."""
-
-
 @dataclass(frozen=True)
 class Condition:
+    suite: ClassVar[str] = "toolbench"
     scenario: str
     level: int
     mode: str
@@ -59,29 +58,6 @@ CONDITIONS: tuple[Condition, ...] = tuple(
     Condition(s, lvl, m) for m in MODES for s in SCENARIOS for lvl in LEVELS
 )
 _BY_NAME = {c.name.lower(): c for c in CONDITIONS}
-
-
-def register_gymnasium_envs() -> None:
-    """Register the 18 IDs; the environment module loads only on `gymnasium.make`.
-
-    Skipped where Gymnasium is not installed: a policy server started from the
-    source tree in a model's own environment needs only NumPy.
-    """
-    try:
-        import gymnasium
-    except ModuleNotFoundError as exc:
-        if exc.name != "gymnasium":
-            raise
-        return
-
-    for cond in CONDITIONS:
-        if cond.env_id not in gymnasium.registry:
-            gymnasium.register(
-                id=cond.env_id,
-                entry_point="humanoidtoolbench.tasks.env:HumanoidToolBenchEnv",
-                kwargs={"condition": cond.name},
-                disable_env_checker=True,
-            )
 
 
 def parse(env: str) -> Condition:

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from ...control.assisted import AssistedController
-from ...control.contract import JOINT_SLOTS
-from ...robot.joints import ARM_JOINTS, BY_NAME
-from ...sim.scene import add_robot, new_spec
+from ....control.assisted import AssistedController
+from ....control.decoupled_v1 import JOINT_SLOTS
+from ....robot.joints import ARM_JOINTS, BY_NAME
+from ....sim.scene import add_robot, new_spec
 
 # Where a handle sits in a closed Dex3 hand, in the wrist-yaw link frame: in
 # front of the palm (the fingers curl towards -y on the left hand, +y on the

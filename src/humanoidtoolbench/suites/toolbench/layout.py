@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..control.base import BasePose
-from ..control.contract import DEFAULT_BASE_HEIGHT
-from ..sim.scene import RoomStyle
+from ...control.base import BasePose
+from ...control.decoupled_v1 import DEFAULT_BASE_HEIGHT
+from ...sim.scene import RoomStyle
 from . import bench
 from .props import household, tools
 from .props.base import Prop

@@ -1,0 +1,175 @@
+"""The Suite and Task seams: what the core asks of a benchmark suite and of one of its episodes.
+
+A suite is one package under `suites/` (or any importable module named in
+`HTB_SUITES`) exposing a `SUITE` object. The runner, backends, resume,
+validation, provenance, progress and `htb-metrics` reach a suite only
+through these classes, so adding a suite changes no core module.
+
+This module imports neither MuJoCo nor a suite: `htb-metrics` reads suites
+through it without a simulator.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+import numpy as np
+
+SUCCESS, TIMEOUT, FELL = "success", "timeout", "fell"
+
+
+class Condition(Protocol):
+    """One evaluated environment of a suite (a frozen, picklable value)."""
+
+    suite: ClassVar[str]
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def env_id(self) -> str: ...
+
+    @property
+    def instruction(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class StandardProtocol:
+    """A suite's standard protocol: anything else is a diagnostic run."""
+
+    name: str
+    episodes: int
+    seed_start: int
+    max_steps: int
+    control_hz: int = 50
+    controller: str = "assisted"
+    visual_detail: str = "fast"
+
+
+@dataclass(frozen=True)
+class Cameras:
+    """What an episode records and which camera the policy sees."""
+
+    names: tuple[str, ...]
+    policy_camera: str
+    width: int
+    height: int
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """One command's outcome. `outcome` is set on the step that ends the episode early."""
+
+    metrics: dict
+    success_now: bool  # the predicate holds on this step
+    success: bool  # it has held for the suite's hold window
+    outcome: str | None = None  # SUCCESS, FELL or one of the suite's own terminations
+
+
+def terminal_outcome(success: bool, fallen: bool) -> str | None:
+    """The shared order of early endings: success first, then a fall."""
+    return SUCCESS if success else FELL if fallen else None
+
+
+class Episode(ABC):
+    """The Task seam: one seeded episode of a condition, stepped one command at a time."""
+
+    settle_steps: int = 0
+
+    @property
+    @abstractmethod
+    def model(self): ...
+
+    @property
+    @abstractmethod
+    def data(self): ...
+
+    @abstractmethod
+    def reset(self) -> None:
+        """Lay out the scene and let it settle; metrics take their baselines here."""
+
+    @abstractmethod
+    def state(self) -> np.ndarray:
+        """The policy state the action contract defines."""
+
+    def on_chunk(self, chunk: np.ndarray) -> None:
+        """Called with each validated chunk as the policy returns it (before its rows run)."""
+
+    @abstractmethod
+    def step(self, row: np.ndarray) -> StepResult:
+        """Execute one command row."""
+
+    def privileged(self) -> dict:
+        """Simulator truth for privileged policies (never sent to others)."""
+        return {}
+
+
+@dataclass(frozen=True)
+class ReportSection:
+    """A block of `htb-metrics` output: a title and Markdown lines."""
+
+    title: str
+    lines: list[str] = field(default_factory=list)
+
+
+class Suite(ABC):
+    """One benchmark system: its conditions, protocol, contract, outcomes and tables."""
+
+    name: ClassVar[str]
+    protocol: ClassVar[StandardProtocol]
+    cameras: ClassVar[Cameras]
+    contract: ClassVar[str]  # name of the ActionContract its policies speak
+    outcomes: ClassVar[tuple[str, ...]] = (SUCCESS, TIMEOUT, FELL)
+    builtin_policies: ClassVar[dict[str, str]] = {}  # short name -> MODULE:FUNCTION
+
+    @property
+    @abstractmethod
+    def conditions(self) -> tuple[Condition, ...]:
+        """Every condition, in the order `all` runs them."""
+
+    @property
+    def default_condition(self) -> Condition:
+        return self.conditions[0]
+
+    def parse(self, text: str) -> Condition | None:
+        """The condition a user typed (ID or name, case-insensitive), or None."""
+        key = text.strip().lower()
+        return next((c for c in self.conditions if key in (c.name.lower(), c.env_id.lower())), None)
+
+    @abstractmethod
+    def make_episode(self, condition: Condition, seed: int, controller, detail: str) -> Episode:
+        """A fresh episode (reset by the caller)."""
+
+    @abstractmethod
+    def build_request(self, condition: Condition, image: np.ndarray, state: np.ndarray, reset: bool) -> dict:
+        """The request a policy receives: exactly the fields of the suite's public protocol."""
+
+    def register_gymnasium(self, gymnasium) -> None:
+        """Register the suite's Gymnasium IDs (called only where Gymnasium is installed)."""
+
+    # -- tables (recorded files only, no simulator) -------------------------------
+    def summary_markdown(self, rows: list[dict], mean: float | None, mean_note: str) -> list[str]:
+        """The main table of a multi-condition summary; default one row per condition."""
+        lines = ["| Condition | Successes |", "|---|---|"]
+        lines += [f"| {r['name']} | {summary_cell(r)} |" for r in rows]
+        return lines
+
+    def summary_fields(self, condition: Condition) -> dict:
+        """Columns of a condition's summary row beyond its name (e.g. scenario and level)."""
+        return {}
+
+    def failure_cause(self, condition: Condition, summary: dict) -> str:
+        """Why a recorded episode failed, from its summary's metrics."""
+        return summary.get("outcome", "unknown")
+
+    def report_sections(self, reports: dict[str, Any]) -> list[ReportSection]:
+        """Extra blocks of `htb-metrics` output beyond the per-condition table."""
+        return []
+
+
+def summary_cell(row: dict) -> str:
+    if row.get("success_rate") is None:
+        return "—"
+    return f"{row['successes']}/{row['episodes']} ({100 * row['success_rate']:.1f}%)"

@@ -1,0 +1,112 @@
+"""The tool-use suite behind the Suite seam: 18 conditions, the public request, its tables.
+
+Importing this module loads no simulator: the episode and Gymnasium modules
+are imported when an episode is made or an environment registered.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...robot.cameras import CAMERA_NAMES, HEIGHT, POLICY_CAMERA, WIDTH
+from ..base import Cameras, StandardProtocol, Suite, summary_cell
+from . import registry
+from .registry import Condition
+
+# The public protocol names the policy's image by its camera with an `rgb_` prefix.
+IMAGE_KEY = f"rgb_{POLICY_CAMERA}"
+# The flag that says the task outcome was reached at some step, per ball scenario.
+OUTCOME_FLAG = {"BallMove": "on_spot", "BallRetrieve": "in_target_area"}
+
+
+class ToolBench(Suite):
+    name = "toolbench"
+    protocol = StandardProtocol(
+        name="humanoidtoolbench_canonical_evaluation_v1",
+        episodes=registry.EPISODES,
+        seed_start=registry.SEED_START,
+        max_steps=registry.MAX_STEPS,
+    )
+    cameras = Cameras(CAMERA_NAMES, POLICY_CAMERA, WIDTH, HEIGHT)
+    contract = "decoupled_v1"
+    builtin_policies = {"expert": "humanoidtoolbench.suites.toolbench.expert:predict"}
+
+    @property
+    def conditions(self) -> tuple[Condition, ...]:
+        return registry.CONDITIONS
+
+    @property
+    def default_condition(self) -> Condition:
+        return registry.parse(registry.DEFAULT_ENV)
+
+    def parse(self, text: str) -> Condition | None:
+        try:
+            return registry.parse(text)
+        except ValueError:
+            return None
+
+    def make_episode(self, condition: Condition, seed: int, controller, detail: str):
+        from .episode import TaskEpisode
+
+        return TaskEpisode(condition, seed, controller=controller, detail=detail)
+
+    def build_request(self, condition: Condition, image: np.ndarray, state: np.ndarray, reset: bool) -> dict:
+        return {
+            "image": {IMAGE_KEY: image},
+            "state": {"states": state.reshape(1, -1).astype(np.float32)},
+            "instruction": condition.instruction,
+            # No image history is kept; like the original client, one empty list per image key.
+            "history": {IMAGE_KEY: [], "reset": reset},
+        }
+
+    def register_gymnasium(self, gymnasium) -> None:
+        for cond in registry.CONDITIONS:
+            if cond.env_id not in gymnasium.registry:
+                gymnasium.register(
+                    id=cond.env_id,
+                    entry_point="humanoidtoolbench.suites.toolbench.env:HumanoidToolBenchEnv",
+                    kwargs={"condition": cond.name},
+                )
+
+    # -- tables ---------------------------------------------------------------------
+    def summary_markdown(self, rows: list[dict], mean: float | None, mean_note: str) -> list[str]:
+        cells = {(r["scenario"], r["level"], r["mode"]): summary_cell(r) for r in rows}
+        lines = ["| Scenario | Level | S | R |", "|---|---|---|---|"]
+        for scenario in registry.SCENARIOS:
+            for level in registry.LEVELS:
+                s, r = (cells.get((scenario, level, mode), "—") for mode in registry.MODES)
+                lines.append(f"| {scenario} | L{level} | {s} | {r} |")
+        return lines
+
+    def summary_fields(self, condition: Condition) -> dict:
+        return {"scenario": condition.scenario, "level": condition.level, "mode": condition.mode}
+
+    def failure_cause(self, condition: Condition, summary: dict) -> str:
+        scenario, level = condition.scenario, condition.level
+        final, ever = summary.get("final_metrics", {}), summary.get("ever_true", {})
+        if summary.get("outcome") == "fell":
+            return "fell"
+        lift_max = summary.get("numeric_max", {}).get("tool_lift", 0.0)
+        if not ever.get("picked_correct_tool"):
+            return "correct tool never lifted" if lift_max < 0.02 else "tool lifted too little"
+        if final.get("tool_lift", 0.0) < 0.02 and level > 0 and not _task_done(scenario, final):
+            return "grasp lost"
+        if level == 0:
+            return "lift not held for 50 steps"
+        if scenario == "IceBreak":
+            broken = int(final.get("ice_broken_count", 0))
+            return ("no block broken", "one block broken")[min(broken, 1)] if broken < 2 else "blocks broken too late"
+        if not ever.get("tool_touched_target"):
+            return "ball never touched"
+        if ever.get(OUTCOME_FLAG[scenario]):
+            return "ball reached the ring but did not stay"
+        return "ball not brought into the ring"
+
+
+def _task_done(scenario: str, final: dict) -> bool:
+    if scenario == "IceBreak":
+        return bool(final.get("ice_broken"))
+    return bool(final.get(OUTCOME_FLAG[scenario]))
+
+
+SUITE = ToolBench()

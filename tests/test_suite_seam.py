@@ -1,0 +1,98 @@
+"""The Suite seam holds: a suite outside the package runs through every core path unchanged."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from humanoidtoolbench import suites
+from humanoidtoolbench.cli import eval as eval_cli
+from humanoidtoolbench.cli import metrics as metrics_cli
+from humanoidtoolbench.eval import provenance
+from humanoidtoolbench.eval.records import BenchmarkResult, EpisodeSummary, read
+from humanoidtoolbench.eval.validation import validate_run
+
+HERE = Path(__file__).resolve().parent
+ARGS = ["example/PuckPush-v0", "--policy", "pusher", "--checkpoint", "c1"]
+
+
+@pytest.fixture
+def example(monkeypatch):
+    monkeypatch.setenv(suites.ENV_VAR, "example_suite")
+    # Ray workers start from the environment, not from this process's sys.path.
+    monkeypatch.setenv("PYTHONPATH", f"{HERE}:{':'.join(p for p in sys.path if p)}")
+    return suites.get("example")
+
+
+def result_of(out: Path) -> BenchmarkResult:
+    [path] = out.glob("PuckPush-v0/run-*/benchmark_result.json")
+    return read(path, BenchmarkResult)
+
+
+def test_an_outside_suite_is_listed_parsed_and_digested_on_its_own(example, capsys):
+    assert suites.parse("PUCKPUSH-v0").suite == "example"
+    assert eval_cli.main(["--list-envs"]) == 0
+    listed = capsys.readouterr().out.split()
+    assert "example/PuckPush-v0" in listed and "humanoidtoolbench/G1BallMove-L0-S" in listed
+    toolbench = provenance.source_hashes(suites.get("toolbench"))
+    mine = provenance.source_hashes(example)
+    assert "tests/example_suite.py" in mine and "tests/example_suite.py" not in toolbench
+    assert not any(p.startswith("suites/toolbench/") for p in mine)
+    assert {p for p in toolbench if not p.startswith("suites/toolbench/")} == set(mine) - {"tests/example_suite.py"}
+
+
+def test_the_example_suite_runs_resumes_and_reports(example, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert eval_cli.main([*ARGS, "--output", str(out)]) == 0
+    result = result_of(out)
+    assert result.suite == "example" and result.reportable  # the suite's own protocol, a named checkpoint
+    assert [o["outcome"] for o in result.outcomes] == ["success"] * 3
+    run = Path(result.run_dir)
+    assert validate_run(run) == []
+    summary = read(run / "summaries" / "episode_0.json", EpisodeSummary)
+    assert summary.final_metrics["puck_x"] >= 0.3 and summary.first_true_step["past_line"] == summary.step - 4
+    calls = [json.loads(line) for line in (run / "policy" / "episode_0.jsonl").read_text().splitlines()]
+    assert calls[0]["metadata"] == {"tokens": 7} and calls[1]["step"] == 5
+    actions = np.load(run / "steps" / "episode_0" / "action.npy")
+    states = np.load(run / "steps" / "episode_0" / "state.npy")
+    assert actions.shape == (summary.step, 36) and np.all(actions[:, 32] == 0.5)
+    assert states.shape == (summary.step, 32) and np.all(np.diff(states[:, 0]) >= 0)  # the puck moves forward
+    assert len((run / "metrics" / "episode_0.jsonl").read_text().splitlines()) == summary.step
+
+    capsys.readouterr()
+    assert eval_cli.main([*ARGS, "--output", str(out)]) == 0
+    assert "reusing validated result" in capsys.readouterr().err
+
+    assert metrics_cli.main([str(out)]) == 0
+    assert "| PuckPush-v0 | 3/3 |" in capsys.readouterr().out
+
+
+def test_the_example_suite_resumes_an_interrupted_run(example, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert eval_cli.main([*ARGS, "--output", str(out), "--episodes", "2"]) == 0
+    run = Path(result_of(out).run_dir)
+    (run / "benchmark_result.json").unlink()
+    (run / "summaries" / "episode_1.json").unlink()
+    capsys.readouterr()
+    assert eval_cli.main([*ARGS, "--output", str(out), "--episodes", "2"]) == 0
+    assert "continuing interrupted run" in capsys.readouterr().err
+    assert [o["seed"] for o in result_of(out).outcomes] == [0, 1]
+
+
+@pytest.mark.parametrize("backend", ["local", "ray"])
+def test_the_example_suite_runs_on_two_workers(example, tmp_path, backend):
+    if backend == "ray":
+        pytest.importorskip("ray")
+    serial, parallel = tmp_path / "serial", tmp_path / "parallel"
+    assert eval_cli.main([*ARGS, "--output", str(serial), "--no-video"]) == 0
+    assert eval_cli.main([*ARGS, "--output", str(parallel), "--no-video", "--workers", "2", "--backend", backend]) == 0
+    a, b = result_of(serial), result_of(parallel)
+    assert b.execution["backend"] == backend and b.execution["workers"] == 2
+    assert a.outcomes == b.outcomes
+    for seed in (0, 1, 2):
+        rel = f"metrics/episode_{seed}.jsonl"
+        assert (Path(a.run_dir) / rel).read_bytes() == (Path(b.run_dir) / rel).read_bytes()
