@@ -7,6 +7,10 @@ episodes. By default the server is exclusive: a second session is refused with
 `session_timeout_s` ago) until it is released. `handle` is the whole request
 logic, testable without sockets; the HTTP layer only moves bytes.
 
+Each request is checked against a `RequestSchema` before the policy is
+called, so a malformed one is a 400 naming the field, not a 500 from inside
+the policy.
+
 Requests are read on their own threads, so `/info` and a refusal answer at once
 while a `predict` call runs; the calls themselves are queued to the serving
 thread (the main thread of `htb-serve`), where the policy was imported, one at
@@ -30,10 +34,15 @@ from ..control.contract import SCHEMA
 from . import wire
 from .errors import PolicyError, check_chunk, describe_exception, one_line
 from .loader import LoadedPolicy
+from .request_schema import DECOUPLED_V1, SESSION, RequestSchema
 
 
 def print_to_stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+class _BadRequest(ValueError):
+    """A request answered with 400; the message is one line."""
 
 
 class _SerialCalls:
@@ -74,8 +83,10 @@ class PolicyServer:
         clock: Callable[[], float] = time.monotonic,
         session_timeout_s: float = 60.0,
         log: Callable[[str], None] = print_to_stderr,
+        schema: RequestSchema = DECOUPLED_V1,
     ):
         self.policy = policy
+        self.schema = schema
         self.checkpoint = checkpoint
         self.allow_shared = allow_shared
         self._clock = clock
@@ -110,18 +121,26 @@ class PolicyServer:
             return self._session
         return None
 
-    def _decode(self, body: bytes | None) -> dict:
-        request = wire.decode(body or b"")
+    def _parse(self, body: bytes | None, schema: RequestSchema | None = None) -> tuple[dict, str]:
+        """The request object and its session ("anonymous" if none), or `_BadRequest` naming what is wrong."""
+        try:
+            request = wire.decode(body or b"")
+        except wire.WireError as exc:
+            raise _BadRequest(f"Malformed request: {exc}") from None
         if not isinstance(request, dict):
-            raise wire.WireError(f"body must be a JSON object, not {type(request).__name__}")
-        return request
+            raise _BadRequest(f"Malformed request: body must be a JSON object, not {type(request).__name__}")
+        # The session is the server's own business, checked whatever schema a suite passes.
+        problem = SESSION.problem(request) or (schema.problem(request) if schema else None)
+        if problem:
+            raise _BadRequest(f"Invalid request: {problem}")
+        return request, request.get("session") or "anonymous"
 
     def _act(self, body):
         try:
-            request = self._decode(body)
-        except wire.WireError as exc:
-            return 400, {"error": f"Malformed request: {exc}"}
-        session = str(request.get("session") or "anonymous")
+            request, session = self._parse(body, self.schema)
+        except _BadRequest as exc:
+            self._log(str(exc))
+            return 400, {"error": str(exc)}
         if not self.policy.privileged:
             request.pop("privileged", None)
         with self._lock:
@@ -174,9 +193,9 @@ class PolicyServer:
 
     def _release(self, body):
         try:
-            session = str(self._decode(body).get("session") or "anonymous")
-        except wire.WireError as exc:
-            return 400, {"error": f"Malformed request: {exc}"}
+            session = self._parse(body)[1]
+        except _BadRequest as exc:
+            return 400, {"error": str(exc)}
         with self._lock:
             released = not self._in_flight and self._active_session() == session
             if released:
