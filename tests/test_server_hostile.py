@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import socket
+import struct
+import time
 
 import numpy as np
 import pytest
@@ -63,4 +65,69 @@ def test_a_session_that_is_not_a_string_is_400(serve, capfd, route, session):
     port = serve()
     status, error = json_error(port, post(route, wire.encode(request(session))))
     assert status == 400 and "field 'session' must be a string" in error
+    assert capfd.readouterr().err == ""
+
+
+@pytest.mark.parametrize("method", ["PUT", "DELETE", "PATCH", "OPTIONS"])
+def test_other_methods_are_405_in_json(serve, method):
+    port = serve()
+    status, error = json_error(port, f"{method} /act HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    assert status == 405 and error == f"Method {method} not allowed for /act; use POST"
+
+
+def test_an_unknown_method_is_501_in_json(serve):
+    port = serve()
+    status, error = json_error(port, b"BREW /act HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert status == 501 and "BREW" in error
+
+
+@pytest.mark.parametrize("path, expected", [("/info", 200), ("/act", 405)])
+def test_head_answers_the_headers_of_the_get(serve, path, expected):
+    port = serve()
+    status, headers, body = exchange(port, f"HEAD {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    assert status == expected and headers["content-type"] == "application/json" and body == b""
+
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        (b"GARBAGE\r\n\r\n", 400),
+        (b"GET /info HTTP/x.y\r\n\r\n", 400),
+        (b"GET /info HTTP/2.0\r\n\r\n", 505),
+        # Over-long lines end where the server stops reading, so that no unread data resets the connection.
+        (b"GET /" + b"a" * 65532, 414),
+        (b"GET /info HTTP/1.1\r\nX-Big: " + b"a" * 65530, 431),
+    ],
+)
+def test_the_standard_librarys_own_errors_are_json(serve, capfd, raw, expected):
+    port = serve()
+    status, error = json_error(port, raw)
+    assert status == expected and error
+    assert capfd.readouterr().err == ""
+
+
+def test_an_unexpected_failure_is_500_in_json_with_the_traceback_in_the_log(serve, capfd, monkeypatch):
+    port = serve()
+
+    def broken(method, path, body):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(serve.servers[0], "handle", broken)
+    status, error = json_error(port, b"GET /info HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert status == 500 and error.startswith("Internal server error: RuntimeError at ") and error.endswith(": boom")
+    assert "Traceback (most recent call last)" in serve.logged[-1] and capfd.readouterr().err == ""
+
+
+def test_a_connection_reset_mid_request_is_one_log_line(serve, capfd):
+    port = serve()
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as s:
+        s.sendall(b"GET /info HTTP/1.1\r\nHost: x\r\n")  # headers not finished
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close with a reset
+        client_port = s.getsockname()[1]
+    for _ in range(400):  # the server logs once its read fails
+        if serve.logged:
+            break
+        time.sleep(0.05)
+    assert len(serve.logged) == 1
+    assert serve.logged[0].startswith(f"connection from 127.0.0.1:{client_port} failed: ConnectionResetError: ")
     assert capfd.readouterr().err == ""

@@ -72,6 +72,19 @@ class _SerialCalls:
             done.set()
 
 
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address, handler, log: Callable[[str], None]):
+        self._log = log
+        super().__init__(address, handler)
+
+    def handle_error(self, request, client_address):
+        """A connection that fails outside a request (reset by the client) is one log line, not a traceback."""
+        exc = sys.exc_info()[1]
+        self._log(f"connection from {client_address[0]}:{client_address[1]} failed: {type(exc).__name__}: {exc}")
+
+
 class PolicyServer:
     """Serve `policy.predict` over `POST /act`, with `GET /info` and `POST /release`."""
 
@@ -109,7 +122,7 @@ class PolicyServer:
         if route not in routes:
             return 404, {"error": f"Not found: {route} (routes: POST /act, GET /info, POST /release)"}
         allowed, handler = routes[route]
-        if method != allowed:
+        if method != allowed and not (method == "HEAD" and allowed == "GET"):  # HEAD: the GET's headers
             return 405, {"error": f"Method {method} not allowed for {route}; use {allowed}"}
         return handler(body)
 
@@ -208,32 +221,49 @@ class PolicyServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def _respond(self, method: str) -> None:
+            """Every answer, the standard library's own errors included, is JSON: `{"error": one line}` if not 200."""
+
+            def _respond(self) -> None:
                 length = self.headers.get("Content-Length", "0")
                 body = self.rfile.read(int(length)) if length.isdigit() and int(length) else None
-                status, payload = server.handle(method, self.path, body)
+                try:
+                    status, payload = server.handle(self.command, self.path, body)
+                except Exception as exc:  # a bug of the server's: still an answer, the traceback in the log
+                    server._log(f"error answering {self.command} {self.path}:\n{traceback.format_exc()}")
+                    status, payload = 500, {"error": f"Internal server error: {describe_exception(exc)}"}
+                self._send(status, payload)
+
+            # Methods the routes do not take get 405 from `handle`; methods not listed get 501 from `send_error`.
+            do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _respond
+
+            def _send(self, status: int, payload: dict) -> None:
                 try:
                     data = wire.encode(payload)
                 except wire.WireError as exc:
                     status, data = 500, wire.encode({"error": one_line(f"cannot encode the response: {exc}")})
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    if self.close_connection:
+                        self.send_header("Connection", "close")
+                    self.end_headers()
+                    if self.command != "HEAD":
+                        self.wfile.write(data)
+                except OSError:  # the client left before its answer: nobody to tell
+                    self.close_connection = True
 
-            def do_GET(self):
-                self._respond("GET")
-
-            def do_POST(self):
-                self._respond("POST")
+            def send_error(self, code, message=None, explain=None):
+                """The standard library's answer to a request it cannot parse (bad request line, headers too long)."""
+                self.close_connection = True
+                self.request_version = self.protocol_version  # a status line, even for an unreadable request line
+                text = message or self.responses.get(code, ("Error",))[0]
+                self._send(code, {"error": one_line(f"{text}: {explain}" if explain else text)})
 
             def log_message(self, format, *args):  # errors are logged by `handle`; skip per-request lines
                 pass
 
-        httpd = ThreadingHTTPServer((host, port), Handler)
-        httpd.daemon_threads = True
-        return httpd
+        return _HTTPServer((host, port), Handler, self._log)
 
     def _serve(self, httpd: ThreadingHTTPServer, host: str, ready: Callable[[str], None] | None) -> None:
         """Read requests on background threads and run `predict` on this one until `_stop` is set."""
