@@ -68,6 +68,41 @@ def test_a_session_that_is_not_a_string_is_400(serve, capfd, route, session):
     assert capfd.readouterr().err == ""
 
 
+@pytest.mark.parametrize("length", ["\xb2", "-1", "+5", "1e3", "0x10", "5 5", ""])
+def test_a_malformed_content_length_is_400(serve, capfd, length):
+    port = serve()
+    status, error = json_error(port, post("/act", b"{}", length=length))
+    assert status == 400 and "Content-Length" in error
+    assert capfd.readouterr().err == ""
+
+
+@pytest.mark.parametrize("length", [str(2**40), str(10**20), "9" * 5000, "1001"])
+def test_a_body_over_the_limit_is_413_before_it_is_read(serve, capfd, length):
+    port = serve(max_body_bytes=1000)
+    # No body follows: answering at all shows that the server did not wait to read it.
+    status, error = json_error(port, post("/act", b"", length=length))
+    assert status == 413 and "1000 bytes" in error
+    assert capfd.readouterr().err == ""
+
+
+def test_a_body_at_the_limit_is_read(serve):
+    port = serve(max_body_bytes=1000)
+    status, error = json_error(port, post("/act", b"[" + b" " * 998 + b"]"))
+    assert status == 400 and error.startswith("Malformed request: body must be a JSON object")
+
+
+def test_a_post_without_content_length_is_411(serve):
+    port = serve()
+    status, error = json_error(port, b"POST /act HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+    assert status == 411 and "Content-Length" in error
+
+
+def test_a_body_that_ends_early_is_400(serve):
+    port = serve()
+    status, error = json_error(port, post("/act", b'{"a": 1}', length="100"), shut_write=True)
+    assert status == 400 and "8 of 100 bytes" in error
+
+
 @pytest.mark.parametrize("method", ["PUT", "DELETE", "PATCH", "OPTIONS"])
 def test_other_methods_are_405_in_json(serve, method):
     port = serve()

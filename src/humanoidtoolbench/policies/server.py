@@ -41,8 +41,20 @@ def print_to_stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-class _BadRequest(ValueError):
-    """A request answered with 400; the message is one line."""
+# Four 640x360 RGB images in base64 (under 4 MiB) with a history, many times over.
+DEFAULT_MAX_BODY_BYTES = 64 * 2**20
+
+
+class _Refusal(Exception):
+    """A request answered with `status` and this one-line message without calling its route's handler."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def _clip(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 class _SerialCalls:
@@ -97,9 +109,11 @@ class PolicyServer:
         session_timeout_s: float = 60.0,
         log: Callable[[str], None] = print_to_stderr,
         schema: RequestSchema = DECOUPLED_V1,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     ):
         self.policy = policy
         self.schema = schema
+        self.max_body_bytes = max_body_bytes
         self.checkpoint = checkpoint
         self.allow_shared = allow_shared
         self._clock = clock
@@ -135,25 +149,25 @@ class PolicyServer:
         return None
 
     def _parse(self, body: bytes | None, schema: RequestSchema | None = None) -> tuple[dict, str]:
-        """The request object and its session ("anonymous" if none), or `_BadRequest` naming what is wrong."""
+        """The request object and its session ("anonymous" if none), or a 400 `_Refusal` naming what is wrong."""
         try:
             request = wire.decode(body or b"")
         except wire.WireError as exc:
-            raise _BadRequest(f"Malformed request: {exc}") from None
+            raise _Refusal(400, f"Malformed request: {exc}") from None
         if not isinstance(request, dict):
-            raise _BadRequest(f"Malformed request: body must be a JSON object, not {type(request).__name__}")
+            raise _Refusal(400, f"Malformed request: body must be a JSON object, not {type(request).__name__}")
         # The session is the server's own business, checked whatever schema a suite passes.
         problem = SESSION.problem(request) or (schema.problem(request) if schema else None)
         if problem:
-            raise _BadRequest(f"Invalid request: {problem}")
+            raise _Refusal(400, f"Invalid request: {problem}")
         return request, request.get("session") or "anonymous"
 
     def _act(self, body):
         try:
             request, session = self._parse(body, self.schema)
-        except _BadRequest as exc:
+        except _Refusal as exc:
             self._log(str(exc))
-            return 400, {"error": str(exc)}
+            return exc.status, {"error": str(exc)}
         if not self.policy.privileged:
             request.pop("privileged", None)
         with self._lock:
@@ -207,8 +221,8 @@ class PolicyServer:
     def _release(self, body):
         try:
             session = self._parse(body)[1]
-        except _BadRequest as exc:
-            return 400, {"error": str(exc)}
+        except _Refusal as exc:
+            return exc.status, {"error": str(exc)}
         with self._lock:
             released = not self._in_flight and self._active_session() == session
             if released:
@@ -224,14 +238,46 @@ class PolicyServer:
             """Every answer, the standard library's own errors included, is JSON: `{"error": one line}` if not 200."""
 
             def _respond(self) -> None:
-                length = self.headers.get("Content-Length", "0")
-                body = self.rfile.read(int(length)) if length.isdigit() and int(length) else None
+                try:
+                    body = self._body()
+                except _Refusal as refusal:
+                    server._log(f"refused {self.command} {self.path}: {refusal}")
+                    self.close_connection = True  # what follows on the connection is not a request
+                    self._send(refusal.status, {"error": str(refusal)})
+                    return
                 try:
                     status, payload = server.handle(self.command, self.path, body)
                 except Exception as exc:  # a bug of the server's: still an answer, the traceback in the log
                     server._log(f"error answering {self.command} {self.path}:\n{traceback.format_exc()}")
                     status, payload = 500, {"error": f"Internal server error: {describe_exception(exc)}"}
                 self._send(status, payload)
+
+            def _body(self) -> bytes | None:
+                """The body, or a `_Refusal` before reading it when it has no valid length or exceeds the limit."""
+                lengths = self.headers.get_all("Content-Length", [])
+                if not lengths:
+                    if self.command == "POST":
+                        raise _Refusal(411, "Length required: send the body with a Content-Length (not chunked)")
+                    return None
+                text = lengths[0].strip(" \t")
+                if len(lengths) > 1 or not (text.isascii() and text.isdigit()):  # str.isdigit alone accepts "²"
+                    shown = _clip(", ".join(lengths))
+                    raise _Refusal(400, f"Malformed request: Content-Length must be one decimal number; got {shown!r}")
+                digits, limit = text.lstrip("0") or "0", server.max_body_bytes
+                if len(digits) > len(str(limit)) or int(digits) > limit:  # compared as text first: 10**5000 is no int
+                    raise _Refusal(
+                        413,
+                        f"Request body too large: Content-Length {_clip(digits)} exceeds this server's limit of "
+                        f"{limit} bytes (htb-serve --max-body-mb)",
+                    )
+                length, chunks, got = int(digits), [], 0
+                while got < length:  # in pieces, so that memory grows only with what arrives
+                    chunk = self.rfile.read1(min(length - got, 2**20))
+                    if not chunk:
+                        raise _Refusal(400, f"Malformed request: the body ended after {got} of {length} bytes")
+                    chunks.append(chunk)
+                    got += len(chunk)
+                return b"".join(chunks)
 
             # Methods the routes do not take get 405 from `handle`; methods not listed get 501 from `send_error`.
             do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _respond
