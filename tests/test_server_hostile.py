@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import socket
 import struct
+import threading
 import time
 
 import numpy as np
@@ -28,6 +29,16 @@ def serve():
     yield start
     for server in start.servers:
         server.shutdown()
+
+
+def eventually(condition) -> bool:
+    """Whether `condition()` turns true within 20 s: waits for an event on the server's threads, times nothing."""
+    deadline = time.monotonic() + 20
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 def exchange(port: int, raw: bytes, shut_write: bool = False) -> tuple[int, dict, bytes]:
@@ -103,6 +114,26 @@ def test_a_body_that_ends_early_is_400(serve):
     assert status == 400 and "8 of 100 bytes" in error
 
 
+def test_a_lying_content_length_is_answered_after_the_read_timeout_and_frees_the_thread(serve):
+    port = serve(read_timeout_s=0.2)
+    threads = threading.active_count()
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as liar:
+        liar.sendall(post("/act", b'{"a": 1}', length="100"))  # and keeps the connection open
+        data = b""
+        while chunk := liar.recv(65536):  # the server answers, then closes its end
+            data += chunk
+        assert data.startswith(b"HTTP/1.0 408 ") and b"8 of 100 bytes" in data
+        assert eventually(lambda: threading.active_count() <= threads)  # its handler thread ended
+    status, _, body = exchange(port, b"GET /info HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert status == 200 and json.loads(body)["policy"] == "fake"
+
+
+def test_a_silent_connection_is_closed_after_the_read_timeout(serve):
+    port = serve(read_timeout_s=0.2)
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as silent:
+        assert silent.recv(1) == b""  # closed by the server, not by the 20 s client timeout
+
+
 @pytest.mark.parametrize("method", ["PUT", "DELETE", "PATCH", "OPTIONS"])
 def test_other_methods_are_405_in_json(serve, method):
     port = serve()
@@ -159,10 +190,7 @@ def test_a_connection_reset_mid_request_is_one_log_line(serve, capfd):
         s.sendall(b"GET /info HTTP/1.1\r\nHost: x\r\n")  # headers not finished
         s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close with a reset
         client_port = s.getsockname()[1]
-    for _ in range(400):  # the server logs once its read fails
-        if serve.logged:
-            break
-        time.sleep(0.05)
+    assert eventually(lambda: serve.logged)  # once the server's read fails
     assert len(serve.logged) == 1
     assert serve.logged[0].startswith(f"connection from 127.0.0.1:{client_port} failed: ConnectionResetError: ")
     assert capfd.readouterr().err == ""

@@ -43,6 +43,8 @@ def print_to_stderr(message: str) -> None:
 
 # Four 640x360 RGB images in base64 (under 4 MiB) with a history, many times over.
 DEFAULT_MAX_BODY_BYTES = 64 * 2**20
+# How long a connection may send nothing (before its request, or in the middle of it) before it is closed.
+DEFAULT_READ_TIMEOUT_S = 60.0
 
 
 class _Refusal(Exception):
@@ -110,10 +112,12 @@ class PolicyServer:
         log: Callable[[str], None] = print_to_stderr,
         schema: RequestSchema = DECOUPLED_V1,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
     ):
         self.policy = policy
         self.schema = schema
         self.max_body_bytes = max_body_bytes
+        self.read_timeout_s = read_timeout_s
         self.checkpoint = checkpoint
         self.allow_shared = allow_shared
         self._clock = clock
@@ -235,7 +239,13 @@ class PolicyServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            """Every answer, the standard library's own errors included, is JSON: `{"error": one line}` if not 200."""
+            """Every answer, the standard library's own errors included, is JSON: `{"error": one line}` if not 200.
+
+            `timeout` bounds each read and write on the socket, so a client that stops sending (a Content-Length
+            larger than its body, a connection left open) is answered or closed instead of holding its thread.
+            """
+
+            timeout = server.read_timeout_s
 
             def _respond(self) -> None:
                 try:
@@ -272,7 +282,12 @@ class PolicyServer:
                     )
                 length, chunks, got = int(digits), [], 0
                 while got < length:  # in pieces, so that memory grows only with what arrives
-                    chunk = self.rfile.read1(min(length - got, 2**20))
+                    try:
+                        chunk = self.rfile.read1(min(length - got, 2**20))
+                    except TimeoutError:
+                        raise _Refusal(
+                            408, f"Request timeout: {got} of {length} bytes arrived, then nothing for {self.timeout:g} s"
+                        ) from None
                     if not chunk:
                         raise _Refusal(400, f"Malformed request: the body ended after {got} of {length} bytes")
                     chunks.append(chunk)
