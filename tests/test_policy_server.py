@@ -88,6 +88,34 @@ def test_one_session_at_a_time_until_release_or_expiry(server, clock):
     assert act(server, None)[0] == 200
 
 
+def test_a_refusal_says_whether_the_other_session_is_idle_and_when_it_frees(clock):
+    refusals = []
+
+    def predict(req):
+        if req["session"] == "crashed":
+            refusals.append(act(server, "rerun")[1]["error"])
+        return pose_hold.predict(req)
+
+    server = PolicyServer(make_policy(predict), clock=clock, log=lambda message: None)
+    assert act(server, "crashed")[0] == 200
+    assert refusals == [
+        "Policy server busy: another evaluator (session crashed) has a request in progress; "
+        "start one server per evaluator on its own --port (or serve with --allow-shared)"
+    ]
+    clock.now += 12  # the evaluator died after its last answer
+    assert act(server, "rerun") == (
+        409,
+        {
+            "error": "Policy server busy: another evaluator (session crashed) has been idle for 12 s and frees in 48 s "
+            "(or restart the server / serve with --allow-shared); "
+            "to evaluate in parallel, start one server per evaluator on its own --port"
+        },
+    )
+    assert server.handle("GET", "/info", None)[1]["server_state"]["frees_in_s"] == 48
+    clock.now += 48
+    assert act(server, "rerun")[0] == 200
+
+
 def test_a_session_is_not_released_while_its_call_is_in_flight(clock):
     seen = {}
 
@@ -240,11 +268,12 @@ def test_info_and_unknown_paths(server, clock):
         "active_session": None,
         "request_in_progress": False,
         "seconds_since_request": None,
+        "frees_in_s": None,
     }
     act(server, "a")
     clock.now += 5
     state = server.handle("GET", "/info", None)[1]["server_state"]
-    assert state["active_session"] == "a" and state["seconds_since_request"] == 5
+    assert state["active_session"] == "a" and state["seconds_since_request"] == 5 and state["frees_in_s"] == 55
     assert server.handle("GET", "/nope", None)[0] == 404
     assert server.handle("GET", "/act", None)[0] == 405
 

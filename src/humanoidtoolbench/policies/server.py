@@ -152,6 +152,26 @@ class PolicyServer:
             return self._session
         return None
 
+    def _frees_in(self) -> float | None:
+        """Seconds until the active session expires; None when none is active or a call is in flight."""
+        if self._in_flight or self._active_session() is None:
+            return None
+        return self._timeout - (self._clock() - self._last_request)
+
+    def _busy(self, active: str) -> str:
+        """Why another evaluator is refused: an idle session (a crashed evaluator's, often) frees the server soon."""
+        frees_in = self._frees_in()
+        if frees_in is None:
+            return (
+                f"Policy server busy: another evaluator (session {active}) has a request in progress; "
+                "start one server per evaluator on its own --port (or serve with --allow-shared)"
+            )
+        return (
+            f"Policy server busy: another evaluator (session {active}) has been idle for "
+            f"{self._timeout - frees_in:.0f} s and frees in {frees_in:.0f} s (or restart the server / serve with "
+            "--allow-shared); to evaluate in parallel, start one server per evaluator on its own --port"
+        )
+
     def _parse(self, body: bytes | None, schema: RequestSchema | None = None) -> tuple[dict, str]:
         """The request object and its session ("anonymous" if none), or a 400 `_Refusal` naming what is wrong."""
         try:
@@ -178,10 +198,7 @@ class PolicyServer:
             active = self._active_session()
             if not self.allow_shared and active not in (None, session):
                 self._log(f"refused session {session}: session {active} is active")
-                return 409, {
-                    "error": f"Policy server busy: another evaluator (session {active}) is using this policy server; "
-                    "start one server per evaluator on its own --port (or serve with --allow-shared)"
-                }
+                return 409, {"error": self._busy(active)}
             self._session = session
             self._in_flight += 1
             self._last_request = self._clock()
@@ -211,6 +228,7 @@ class PolicyServer:
                 "active_session": self._active_session(),
                 "request_in_progress": self._in_flight > 0,
                 "seconds_since_request": since,
+                "frees_in_s": self._frees_in(),
             }
         return 200, {
             "policy": self.policy.name,
