@@ -276,6 +276,10 @@ def test_info_and_unknown_paths(server, clock):
     assert state["active_session"] == "a" and state["seconds_since_request"] == 5 and state["frees_in_s"] == 55
     assert server.handle("GET", "/nope", None)[0] == 404
     assert server.handle("GET", "/act", None)[0] == 405
+    assert server.handle("GET", "http://[oops/info", None) == (
+        400,
+        {"error": "Malformed request: path 'http://[oops/info': Invalid IPv6 URL"},
+    )
 
 
 def test_privileged_entries_reach_only_privileged_policies(clock):

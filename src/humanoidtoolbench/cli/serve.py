@@ -43,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
         type=float,
         default=DEFAULT_READ_TIMEOUT_S,
         metavar="S",
-        help="close a connection that sends nothing for this long, mid-request or between requests (default: %(default)g)",
+        help="close a connection that sends nothing for this many seconds, mid-request or between requests "
+        "(default: %(default)g)",
     )
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:

@@ -9,7 +9,9 @@ logic, testable without sockets; the HTTP layer only moves bytes.
 
 Each request is checked against a `RequestSchema` before the policy is
 called, so a malformed one is a 400 naming the field, not a 500 from inside
-the policy.
+the policy. Whatever a client sends, it gets a JSON answer or a closed
+connection: the body is bounded (`max_body_bytes`) and so is every wait on
+the socket (`read_timeout_s`).
 
 Requests are read on their own threads, so `/info` and a refusal answer at once
 while a `predict` call runs; the calls themselves are queued to the serving
@@ -37,18 +39,18 @@ from .loader import LoadedPolicy
 from .request_schema import DECOUPLED_V1, SESSION, RequestSchema
 
 
-def print_to_stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
 # Four 640x360 RGB images in base64 (under 4 MiB) with a history, many times over.
 DEFAULT_MAX_BODY_BYTES = 64 * 2**20
 # How long a connection may send nothing (before its request, or in the middle of it) before it is closed.
 DEFAULT_READ_TIMEOUT_S = 60.0
 
 
+def print_to_stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
 class _Refusal(Exception):
-    """A request answered with `status` and this one-line message without calling its route's handler."""
+    """A request refused with `status` (4xx) before it reaches the policy; the message is one line."""
 
     def __init__(self, status: int, message: str):
         super().__init__(message)
@@ -136,7 +138,10 @@ class PolicyServer:
     def handle(self, method: str, path: str, body: bytes | None) -> tuple[int, dict]:
         """Answer one request: (HTTP status, JSON-able body); every error body is `{"error": one line}`."""
         routes = {"/act": ("POST", self._act), "/info": ("GET", self._info), "/release": ("POST", self._release)}
-        route = urlsplit(path).path
+        try:
+            route = urlsplit(path).path
+        except ValueError as exc:  # "http://[x": an absolute URL with a broken host
+            return 400, {"error": f"Malformed request: path {_clip(path)!r}: {exc}"}
         if route not in routes:
             return 404, {"error": f"Not found: {route} (routes: POST /act, GET /info, POST /release)"}
         allowed, handler = routes[route]
@@ -269,14 +274,14 @@ class PolicyServer:
                 try:
                     body = self._body()
                 except _Refusal as refusal:
-                    server._log(f"refused {self.command} {self.path}: {refusal}")
+                    server._log(f"refused {self.command} {_clip(self.path)}: {refusal}")
                     self.close_connection = True  # what follows on the connection is not a request
                     self._send(refusal.status, {"error": str(refusal)})
                     return
                 try:
                     status, payload = server.handle(self.command, self.path, body)
                 except Exception as exc:  # a bug of the server's: still an answer, the traceback in the log
-                    server._log(f"error answering {self.command} {self.path}:\n{traceback.format_exc()}")
+                    server._log(f"error answering {self.command} {_clip(self.path)}:\n{traceback.format_exc()}")
                     status, payload = 500, {"error": f"Internal server error: {describe_exception(exc)}"}
                 self._send(status, payload)
 
@@ -292,7 +297,7 @@ class PolicyServer:
                     shown = _clip(", ".join(lengths))
                     raise _Refusal(400, f"Malformed request: Content-Length must be one decimal number; got {shown!r}")
                 digits, limit = text.lstrip("0") or "0", server.max_body_bytes
-                if len(digits) > len(str(limit)) or int(digits) > limit:  # compared as text first: 10**5000 is no int
+                if len(digits) > len(str(limit)) or int(digits) > limit:  # by length first: int() refuses 4300+ digits
                     raise _Refusal(
                         413,
                         f"Request body too large: Content-Length {_clip(digits)} exceeds this server's limit of "
@@ -303,9 +308,8 @@ class PolicyServer:
                     try:
                         chunk = self.rfile.read1(min(length - got, 2**20))
                     except TimeoutError:
-                        raise _Refusal(
-                            408, f"Request timeout: {got} of {length} bytes arrived, then nothing for {self.timeout:g} s"
-                        ) from None
+                        waited = f"then nothing for {self.timeout:g} s"
+                        raise _Refusal(408, f"Request timeout: {got} of {length} bytes arrived, {waited}") from None
                     if not chunk:
                         raise _Refusal(400, f"Malformed request: the body ended after {got} of {length} bytes")
                     chunks.append(chunk)
