@@ -15,6 +15,7 @@ from humanoidtoolbench.policies import pose_hold, wire
 from humanoidtoolbench.policies.errors import PolicyConnectionError, PolicyError
 from humanoidtoolbench.policies.http_client import HttpPolicyClient
 from humanoidtoolbench.policies.loader import LoadedPolicy, load_policy
+from humanoidtoolbench.policies.request_schema import Array, Field, RequestSchema
 from humanoidtoolbench.policies.server import PolicyServer
 
 
@@ -43,8 +44,12 @@ def request(session: str | None = "a", **extra) -> dict:
     return r
 
 
+def act_with(server: PolicyServer, req: dict):
+    return server.handle("POST", "/act", wire.encode(req))
+
+
 def act(server: PolicyServer, session: str | None = "a", **extra):
-    return server.handle("POST", "/act", wire.encode(request(session, **extra)))
+    return act_with(server, request(session, **extra))
 
 
 def release(server: PolicyServer, session: str):
@@ -83,6 +88,34 @@ def test_one_session_at_a_time_until_release_or_expiry(server, clock):
     assert act(server, None)[0] == 200
 
 
+def test_a_refusal_says_whether_the_other_session_is_idle_and_when_it_frees(clock):
+    refusals = []
+
+    def predict(req):
+        if req["session"] == "crashed":
+            refusals.append(act(server, "rerun")[1]["error"])
+        return pose_hold.predict(req)
+
+    server = PolicyServer(make_policy(predict), clock=clock, log=lambda message: None)
+    assert act(server, "crashed")[0] == 200
+    assert refusals == [
+        "Policy server busy: another evaluator (session crashed) has a request in progress; "
+        "start one server per evaluator on its own --port (or serve with --allow-shared)"
+    ]
+    clock.now += 12  # the evaluator died after its last answer
+    assert act(server, "rerun") == (
+        409,
+        {
+            "error": "Policy server busy: another evaluator (session crashed) has been idle for 12 s and frees in 48 s "
+            "(or restart the server / serve with --allow-shared); "
+            "to evaluate in parallel, start one server per evaluator on its own --port"
+        },
+    )
+    assert server.handle("GET", "/info", None)[1]["server_state"]["frees_in_s"] == 48
+    clock.now += 48
+    assert act(server, "rerun")[0] == 200
+
+
 def test_a_session_is_not_released_while_its_call_is_in_flight(clock):
     seen = {}
 
@@ -109,6 +142,87 @@ def test_shared_server_accepts_several_sessions(clock):
 def test_malformed_requests_are_400(server, body):
     status, reply = server.handle("POST", "/act", body)
     assert status == 400 and reply["error"].startswith("Malformed request")
+
+
+STATES = "field 'state.states' must be a finite float array of shape (1, 32)"
+RGB = "field 'image.rgb_head_stereo_left' must be a uint8 array of shape (H, W, 3)"
+
+
+def with_states(states):
+    return lambda r: r["state"].update(states=states)
+
+
+def with_rgb(rgb):
+    return lambda r: r["image"].update(rgb_head_stereo_left=rgb)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda r: r.pop("state"), "field 'state' is missing; it must be an object"),
+        (lambda r: r.update(state=[0.5] * 32), "field 'state' must be an object; got a list"),
+        (
+            lambda r: r["state"].pop("states"),
+            "field 'state.states' is missing; it must be a finite float array of shape (1, 32)",
+        ),
+        (with_states(np.zeros((1, 31), np.float32)), f"{STATES}; got shape (1, 31)"),
+        (with_states(np.zeros(32, np.float32)), f"{STATES}; got shape (32,)"),
+        (with_states(np.zeros((1, 32), np.int64)), f"{STATES}; got dtype int64"),
+        (with_states([[0.0] * 32]), f"{STATES}; got a list"),
+        (with_states(np.full((1, 32), np.inf)), f"{STATES}; got 32 NaN or infinite values (first at index (0, 0))"),
+        (
+            with_states(np.where(np.arange(32) == 5, np.nan, 0.0)[None]),
+            f"{STATES}; got 1 NaN or infinite values (first at index (0, 5))",
+        ),
+        (lambda r: r.pop("image"), "field 'image' is missing; it must be an object"),
+        (with_rgb(np.zeros((360, 640, 3), np.float32)), f"{RGB}; got dtype float32"),
+        (with_rgb(np.zeros((360, 640, 4), np.uint8)), f"{RGB}; got shape (360, 640, 4)"),
+        (with_rgb(np.zeros((0, 640, 3), np.uint8)), f"{RGB}; got shape (0, 640, 3)"),
+        (with_rgb("base64 of a PNG"), f"{RGB}; got a string"),
+        (lambda r: r.update(instruction=None), "field 'instruction' must be a string; got null"),
+        (lambda r: r.update(instruction=["go"]), "field 'instruction' must be a string; got a list"),
+        (lambda r: r.update(history=[]), "field 'history' must be an object; got a list"),
+        (
+            lambda r: r.update(session=np.arange(3)),
+            "field 'session' must be a string; got an array of dtype int64 and shape (3,)",
+        ),
+        (lambda r: r.update(session=7), "field 'session' must be a string; got a number"),
+    ],
+)
+def test_invalid_requests_are_400_naming_the_field_before_the_policy_is_called(clock, change, message):
+    called = []
+    server = PolicyServer(make_policy(lambda r: called.append(r)), clock=clock, log=lambda m: None)
+    bad = request()
+    change(bad)
+    assert act_with(server, bad) == (400, {"error": f"Invalid request: {message}"})
+    assert called == []
+
+
+def test_extra_keys_are_allowed_anywhere(server):
+    req = request(extra={"depth": np.zeros((2, 2))})
+    req["image"]["rgb_head_stereo_right"] = np.zeros((2, 2), np.float32)
+    req["state"]["velocities"] = [1, 2]
+    req["history"]["rgb_head_stereo_left"] = []
+    assert act_with(server, req)[0] == 200
+
+
+def test_a_suite_passes_its_own_request_schema(clock):
+    schema = RequestSchema((Field("proprio", Array("float", ("N",))),))
+    server = PolicyServer(make_policy(lambda r: np.zeros((1, 36))), clock=clock, log=lambda m: None, schema=schema)
+    assert act_with(server, {"proprio": np.zeros(7)})[0] == 200
+    assert act_with(server, {"proprio": np.zeros((2, 7))}) == (
+        400,
+        {"error": "Invalid request: field 'proprio' must be a float array of shape (N,); got shape (2, 7)"},
+    )
+    # The session is checked whatever the schema: the server's own logic needs a string.
+    assert act_with(server, {"proprio": np.zeros(7), "session": ["a"]})[1]["error"] == (
+        "Invalid request: field 'session' must be a string; got a list"
+    )
+
+
+def test_release_needs_a_string_session(server):
+    status, body = server.handle("POST", "/release", wire.encode({"session": {"id": "a"}}))
+    assert status == 400 and body["error"] == "Invalid request: field 'session' must be a string; got an object"
 
 
 def test_exception_names_the_users_file_and_line(tmp_path, clock):
@@ -154,13 +268,18 @@ def test_info_and_unknown_paths(server, clock):
         "active_session": None,
         "request_in_progress": False,
         "seconds_since_request": None,
+        "frees_in_s": None,
     }
     act(server, "a")
     clock.now += 5
     state = server.handle("GET", "/info", None)[1]["server_state"]
-    assert state["active_session"] == "a" and state["seconds_since_request"] == 5
+    assert state["active_session"] == "a" and state["seconds_since_request"] == 5 and state["frees_in_s"] == 55
     assert server.handle("GET", "/nope", None)[0] == 404
     assert server.handle("GET", "/act", None)[0] == 405
+    assert server.handle("GET", "http://[oops/info", None) == (
+        400,
+        {"error": "Malformed request: path 'http://[oops/info': Invalid IPv6 URL"},
+    )
 
 
 def test_privileged_entries_reach_only_privileged_policies(clock):

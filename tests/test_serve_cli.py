@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from humanoidtoolbench.cli import serve
 from humanoidtoolbench.cli.serve import main
 from humanoidtoolbench.suites.toolbench import SUITE
 from humanoidtoolbench.suites.toolbench.registry import parse
@@ -38,6 +39,31 @@ def test_port_out_of_range_exits_2_with_one_line(port, capsys):
     assert main(["--port", port, "--checkpoint", "ckpt"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--port must be between 0 (any free port) and 65535" in err
+
+
+@pytest.mark.parametrize("flag", ["--max-body-mb", "--read-timeout-s"])
+@pytest.mark.parametrize("value", ["0", "-1", "nan"])
+def test_limits_must_be_positive(flag, value, capsys):
+    assert main([flag, value, "--checkpoint", "ckpt"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"htb-serve: {flag} must be a positive number" in err
+
+
+def test_limits_reach_the_server(monkeypatch):
+    made = {}
+
+    class Recorder:
+        def __init__(self, policy, **kwargs):
+            made.update(kwargs)
+
+        def serve_forever(self, host, port, ready=None):
+            pass
+
+    monkeypatch.setattr(serve, "PolicyServer", Recorder)
+    assert main(["--checkpoint", "c", "--max-body-mb", "0.5", "--read-timeout-s", "2.5"]) == 0
+    assert made["max_body_bytes"] == 2**19 and made["read_timeout_s"] == 2.5
+    assert main(["--checkpoint", "c"]) == 0
+    assert made["max_body_bytes"] == 64 * 2**20 and made["read_timeout_s"] == 60
 
 
 # A model's own environment: NumPy and the standard library, none of the simulator's dependencies.

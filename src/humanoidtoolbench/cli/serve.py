@@ -7,7 +7,7 @@ import sys
 
 from ..policies.errors import PolicyLoadError
 from ..policies.loader import load_policy
-from ..policies.server import PolicyServer
+from ..policies.server import DEFAULT_MAX_BODY_BYTES, DEFAULT_READ_TIMEOUT_S, PolicyServer
 
 DEFAULT_POLICY = "humanoidtoolbench.policies.pose_hold:predict"
 
@@ -31,10 +31,29 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="let several evaluators use this server at once (only for stateless policies)",
     )
+    parser.add_argument(
+        "--max-body-mb",
+        type=float,
+        default=DEFAULT_MAX_BODY_BYTES / 2**20,
+        metavar="MIB",
+        help="largest request body accepted, in MiB; a larger one is refused with 413 unread (default: %(default)g)",
+    )
+    parser.add_argument(
+        "--read-timeout-s",
+        type=float,
+        default=DEFAULT_READ_TIMEOUT_S,
+        metavar="S",
+        help="close a connection that sends nothing for this many seconds, mid-request or between requests "
+        "(default: %(default)g)",
+    )
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         print(f"htb-serve: --port must be between 0 (any free port) and 65535, got {args.port}", file=sys.stderr)
         return 2
+    for flag, value in (("--max-body-mb", args.max_body_mb), ("--read-timeout-s", args.read_timeout_s)):
+        if not value > 0:  # NaN too
+            print(f"htb-serve: {flag} must be a positive number, got {value:g}", file=sys.stderr)
+            return 2
 
     try:
         policy = load_policy(args.policy)
@@ -50,7 +69,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"serving policy {policy.name!r}{kind} from {policy.source} at {url}")
         print(f"  checkpoint: {args.checkpoint}  adapter_sha256: {policy.adapter_sha256}", flush=True)
 
-    server = PolicyServer(policy, checkpoint=args.checkpoint, allow_shared=args.allow_shared)
+    server = PolicyServer(
+        policy,
+        checkpoint=args.checkpoint,
+        allow_shared=args.allow_shared,
+        max_body_bytes=int(args.max_body_mb * 2**20),
+        read_timeout_s=args.read_timeout_s,
+    )
     try:
         server.serve_forever(args.host, args.port, ready=ready)
     except OSError as exc:

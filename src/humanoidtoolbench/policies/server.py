@@ -7,6 +7,12 @@ episodes. By default the server is exclusive: a second session is refused with
 `session_timeout_s` ago) until it is released. `handle` is the whole request
 logic, testable without sockets; the HTTP layer only moves bytes.
 
+Each request is checked against a `RequestSchema` before the policy is
+called, so a malformed one is a 400 naming the field, not a 500 from inside
+the policy. Whatever a client sends, it gets a JSON answer or a closed
+connection: the body is bounded (`max_body_bytes`) and so is every wait on
+the socket (`read_timeout_s`).
+
 Requests are read on their own threads, so `/info` and a refusal answer at once
 while a `predict` call runs; the calls themselves are queued to the serving
 thread (the main thread of `htb-serve`), where the policy was imported, one at
@@ -30,10 +36,29 @@ from ..control.decoupled_v1 import SCHEMA
 from . import wire
 from .errors import PolicyError, check_chunk, describe_exception, one_line
 from .loader import LoadedPolicy
+from .request_schema import DECOUPLED_V1, SESSION, RequestSchema
+
+
+# Four 640x360 RGB images in base64 (under 4 MiB) with a history, many times over.
+DEFAULT_MAX_BODY_BYTES = 64 * 2**20
+# How long a connection may send nothing (before its request, or in the middle of it) before it is closed.
+DEFAULT_READ_TIMEOUT_S = 60.0
 
 
 def print_to_stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+class _Refusal(Exception):
+    """A request refused with `status` (4xx) before it reaches the policy; the message is one line."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def _clip(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 class _SerialCalls:
@@ -63,6 +88,19 @@ class _SerialCalls:
             done.set()
 
 
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address, handler, log: Callable[[str], None]):
+        self._log = log
+        super().__init__(address, handler)
+
+    def handle_error(self, request, client_address):
+        """A connection that fails outside a request (reset by the client) is one log line, not a traceback."""
+        exc = sys.exc_info()[1]
+        self._log(f"connection from {client_address[0]}:{client_address[1]} failed: {type(exc).__name__}: {exc}")
+
+
 class PolicyServer:
     """Serve `policy.predict` over `POST /act`, with `GET /info` and `POST /release`."""
 
@@ -74,8 +112,14 @@ class PolicyServer:
         clock: Callable[[], float] = time.monotonic,
         session_timeout_s: float = 60.0,
         log: Callable[[str], None] = print_to_stderr,
+        schema: RequestSchema = DECOUPLED_V1,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
     ):
         self.policy = policy
+        self.schema = schema
+        self.max_body_bytes = max_body_bytes
+        self.read_timeout_s = read_timeout_s
         self.checkpoint = checkpoint
         self.allow_shared = allow_shared
         self._clock = clock
@@ -94,11 +138,14 @@ class PolicyServer:
     def handle(self, method: str, path: str, body: bytes | None) -> tuple[int, dict]:
         """Answer one request: (HTTP status, JSON-able body); every error body is `{"error": one line}`."""
         routes = {"/act": ("POST", self._act), "/info": ("GET", self._info), "/release": ("POST", self._release)}
-        route = urlsplit(path).path
+        try:
+            route = urlsplit(path).path
+        except ValueError as exc:  # "http://[x": an absolute URL with a broken host
+            return 400, {"error": f"Malformed request: path {_clip(path)!r}: {exc}"}
         if route not in routes:
             return 404, {"error": f"Not found: {route} (routes: POST /act, GET /info, POST /release)"}
         allowed, handler = routes[route]
-        if method != allowed:
+        if method != allowed and not (method == "HEAD" and allowed == "GET"):  # HEAD: the GET's headers
             return 405, {"error": f"Method {method} not allowed for {route}; use {allowed}"}
         return handler(body)
 
@@ -110,28 +157,53 @@ class PolicyServer:
             return self._session
         return None
 
-    def _decode(self, body: bytes | None) -> dict:
-        request = wire.decode(body or b"")
+    def _frees_in(self) -> float | None:
+        """Seconds until the active session expires; None when none is active or a call is in flight."""
+        if self._in_flight or self._active_session() is None:
+            return None
+        return self._timeout - (self._clock() - self._last_request)
+
+    def _busy(self, active: str) -> str:
+        """Why another evaluator is refused: an idle session (a crashed evaluator's, often) frees the server soon."""
+        frees_in = self._frees_in()
+        if frees_in is None:
+            return (
+                f"Policy server busy: another evaluator (session {active}) has a request in progress; "
+                "start one server per evaluator on its own --port (or serve with --allow-shared)"
+            )
+        return (
+            f"Policy server busy: another evaluator (session {active}) has been idle for "
+            f"{self._timeout - frees_in:.0f} s and frees in {frees_in:.0f} s (or restart the server / serve with "
+            "--allow-shared); to evaluate in parallel, start one server per evaluator on its own --port"
+        )
+
+    def _parse(self, body: bytes | None, schema: RequestSchema | None = None) -> tuple[dict, str]:
+        """The request object and its session ("anonymous" if none), or a 400 `_Refusal` naming what is wrong."""
+        try:
+            request = wire.decode(body or b"")
+        except wire.WireError as exc:
+            raise _Refusal(400, f"Malformed request: {exc}") from None
         if not isinstance(request, dict):
-            raise wire.WireError(f"body must be a JSON object, not {type(request).__name__}")
-        return request
+            raise _Refusal(400, f"Malformed request: body must be a JSON object, not {type(request).__name__}")
+        # The session is the server's own business, checked whatever schema a suite passes.
+        problem = SESSION.problem(request) or (schema.problem(request) if schema else None)
+        if problem:
+            raise _Refusal(400, f"Invalid request: {problem}")
+        return request, request.get("session") or "anonymous"
 
     def _act(self, body):
         try:
-            request = self._decode(body)
-        except wire.WireError as exc:
-            return 400, {"error": f"Malformed request: {exc}"}
-        session = str(request.get("session") or "anonymous")
+            request, session = self._parse(body, self.schema)
+        except _Refusal as exc:
+            self._log(str(exc))
+            return exc.status, {"error": str(exc)}
         if not self.policy.privileged:
             request.pop("privileged", None)
         with self._lock:
             active = self._active_session()
             if not self.allow_shared and active not in (None, session):
                 self._log(f"refused session {session}: session {active} is active")
-                return 409, {
-                    "error": f"Policy server busy: another evaluator (session {active}) is using this policy server; "
-                    "start one server per evaluator on its own --port (or serve with --allow-shared)"
-                }
+                return 409, {"error": self._busy(active)}
             self._session = session
             self._in_flight += 1
             self._last_request = self._clock()
@@ -161,6 +233,7 @@ class PolicyServer:
                 "active_session": self._active_session(),
                 "request_in_progress": self._in_flight > 0,
                 "seconds_since_request": since,
+                "frees_in_s": self._frees_in(),
             }
         return 200, {
             "policy": self.policy.name,
@@ -174,9 +247,9 @@ class PolicyServer:
 
     def _release(self, body):
         try:
-            session = str(self._decode(body).get("session") or "anonymous")
-        except wire.WireError as exc:
-            return 400, {"error": f"Malformed request: {exc}"}
+            session = self._parse(body)[1]
+        except _Refusal as exc:
+            return exc.status, {"error": str(exc)}
         with self._lock:
             released = not self._in_flight and self._active_session() == session
             if released:
@@ -189,32 +262,91 @@ class PolicyServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def _respond(self, method: str) -> None:
-                length = self.headers.get("Content-Length", "0")
-                body = self.rfile.read(int(length)) if length.isdigit() and int(length) else None
-                status, payload = server.handle(method, self.path, body)
+            """Every answer, the standard library's own errors included, is JSON: `{"error": one line}` if not 200.
+
+            `timeout` bounds each read and write on the socket, so a client that stops sending (a Content-Length
+            larger than its body, a connection left open) is answered or closed instead of holding its thread.
+            """
+
+            timeout = server.read_timeout_s
+
+            def _respond(self) -> None:
+                try:
+                    body = self._body()
+                except _Refusal as refusal:
+                    server._log(f"refused {self.command} {_clip(self.path)}: {refusal}")
+                    self.close_connection = True  # what follows on the connection is not a request
+                    self._send(refusal.status, {"error": str(refusal)})
+                    return
+                try:
+                    status, payload = server.handle(self.command, self.path, body)
+                except Exception as exc:  # a bug of the server's: still an answer, the traceback in the log
+                    server._log(f"error answering {self.command} {_clip(self.path)}:\n{traceback.format_exc()}")
+                    status, payload = 500, {"error": f"Internal server error: {describe_exception(exc)}"}
+                self._send(status, payload)
+
+            def _body(self) -> bytes | None:
+                """The body, or a `_Refusal` before reading it when it has no valid length or exceeds the limit."""
+                lengths = self.headers.get_all("Content-Length", [])
+                if not lengths:
+                    if self.command == "POST":
+                        raise _Refusal(411, "Length required: send the body with a Content-Length (not chunked)")
+                    return None
+                text = lengths[0].strip(" \t")
+                if len(lengths) > 1 or not (text.isascii() and text.isdigit()):  # str.isdigit alone accepts "²"
+                    shown = _clip(", ".join(lengths))
+                    raise _Refusal(400, f"Malformed request: Content-Length must be one decimal number; got {shown!r}")
+                digits, limit = text.lstrip("0") or "0", server.max_body_bytes
+                if len(digits) > len(str(limit)) or int(digits) > limit:  # by length first: int() refuses 4300+ digits
+                    raise _Refusal(
+                        413,
+                        f"Request body too large: Content-Length {_clip(digits)} exceeds this server's limit of "
+                        f"{limit} bytes (htb-serve --max-body-mb)",
+                    )
+                length, chunks, got = int(digits), [], 0
+                while got < length:  # in pieces, so that memory grows only with what arrives
+                    try:
+                        chunk = self.rfile.read1(min(length - got, 2**20))
+                    except TimeoutError:
+                        waited = f"then nothing for {self.timeout:g} s"
+                        raise _Refusal(408, f"Request timeout: {got} of {length} bytes arrived, {waited}") from None
+                    if not chunk:
+                        raise _Refusal(400, f"Malformed request: the body ended after {got} of {length} bytes")
+                    chunks.append(chunk)
+                    got += len(chunk)
+                return b"".join(chunks)
+
+            # Methods the routes do not take get 405 from `handle`; methods not listed get 501 from `send_error`.
+            do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _respond
+
+            def _send(self, status: int, payload: dict) -> None:
                 try:
                     data = wire.encode(payload)
                 except wire.WireError as exc:
                     status, data = 500, wire.encode({"error": one_line(f"cannot encode the response: {exc}")})
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    if self.close_connection:
+                        self.send_header("Connection", "close")
+                    self.end_headers()
+                    if self.command != "HEAD":
+                        self.wfile.write(data)
+                except OSError:  # the client left before its answer: nobody to tell
+                    self.close_connection = True
 
-            def do_GET(self):
-                self._respond("GET")
-
-            def do_POST(self):
-                self._respond("POST")
+            def send_error(self, code, message=None, explain=None):
+                """The standard library's answer to a request it cannot parse (bad request line, headers too long)."""
+                self.close_connection = True
+                self.request_version = self.protocol_version  # a status line, even for an unreadable request line
+                text = message or self.responses.get(code, ("Error",))[0]
+                self._send(code, {"error": one_line(f"{text}: {explain}" if explain else text)})
 
             def log_message(self, format, *args):  # errors are logged by `handle`; skip per-request lines
                 pass
 
-        httpd = ThreadingHTTPServer((host, port), Handler)
-        httpd.daemon_threads = True
-        return httpd
+        return _HTTPServer((host, port), Handler, self._log)
 
     def _serve(self, httpd: ThreadingHTTPServer, host: str, ready: Callable[[str], None] | None) -> None:
         """Read requests on background threads and run `predict` on this one until `_stop` is set."""
