@@ -323,13 +323,13 @@ def test_http_round_trip_sessions_and_privilege():
         first = HttpPolicyClient("127.0.0.1", port, session="first")
         assert first.url == f"http://127.0.0.1:{port}"
         assert first.preflight()["policy"] == "fake"
-        chunk = first.act(request(None, privileged={"secret": 1}))
-        assert chunk.shape == (10, 36) and chunk.dtype == np.float64
+        chunk = first.act(request(None, privileged={"secret": 1})).action
+        assert chunk.shape == (10, 36) and chunk.dtype == np.float32  # as sent; the evaluator's contract checks it
         assert received[0]["session"] == "first" and "privileged" not in received[0]
 
         assert_refused(port, "second")
         first.release()
-        assert HttpPolicyClient("127.0.0.1", port, session="second").act(request(None)).shape == (10, 36)
+        assert HttpPolicyClient("127.0.0.1", port, session="second").act(request(None)).action.shape == (10, 36)
     finally:
         server.shutdown()
 
@@ -370,7 +370,7 @@ def test_a_server_without_info_passes_the_preflight_but_a_failing_info_does_not(
                 client.preflight()
         else:
             assert client.preflight() == {}
-            assert client.act(request(None)).shape == (2, 36)
+            assert client.act(request(None)).action.shape == (2, 36)
     finally:
         httpd.shutdown()
         httpd.server_close()
@@ -398,8 +398,21 @@ def test_while_a_call_runs_info_answers_and_another_session_is_refused_at_once()
         assert_refused(port, "b")
         release.set()
         call.join(60)
-        assert answer["chunk"].shape == (10, 36)
+        assert answer["chunk"].action.shape == (10, 36)
         assert callers == ["policy-server"]  # the serving thread, never a request thread
     finally:
         release.set()
         srv.shutdown()
+
+
+def test_reply_metadata_travels_beside_the_action():
+    def predict(req):
+        return {"action": np.zeros((3, 36)), "metadata": {"tokens": {"prompt": 11}, "latency_s": np.float32(0.5)}}
+
+    server = PolicyServer(make_policy(predict), log=lambda m: None)
+    port = server.start(port=0)
+    try:
+        reply = HttpPolicyClient("127.0.0.1", port).act(request(None))
+        assert reply.action.shape == (3, 36) and reply.metadata == {"tokens": {"prompt": 11}, "latency_s": 0.5}
+    finally:
+        server.shutdown()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..control.contract import STATE_DIM
+from ..control.decoupled_v1 import STATE_DIM
 
 _MISSING = object()
 

@@ -32,10 +32,13 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from ..control import decoupled_v1
+from ..control.contract import ActionContract
 from ..control.decoupled_v1 import SCHEMA
 from . import wire
 from .errors import PolicyError, check_chunk, describe_exception, one_line
 from .loader import LoadedPolicy
+from .reply import split_reply
 from .request_schema import DECOUPLED_V1, SESSION, RequestSchema
 
 
@@ -113,11 +116,13 @@ class PolicyServer:
         session_timeout_s: float = 60.0,
         log: Callable[[str], None] = print_to_stderr,
         schema: RequestSchema = DECOUPLED_V1,
+        contract: ActionContract = decoupled_v1.DECOUPLED_V1,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
     ):
         self.policy = policy
         self.schema = schema
+        self.contract = contract
         self.max_body_bytes = max_body_bytes
         self.read_timeout_s = read_timeout_s
         self.checkpoint = checkpoint
@@ -210,16 +215,18 @@ class PolicyServer:
         try:
             try:
                 calls = self._calls
-                action = calls.call(self.policy.predict, request) if calls else self.policy.predict(request)
+                value = calls.call(self.policy.predict, request) if calls else self.policy.predict(request)
             except Exception as exc:
                 self._log(f"policy raised while serving session {session}:\n{traceback.format_exc()}")
                 return 500, {"error": describe_exception(exc)}
             try:
-                chunk = check_chunk(action)
+                reply = split_reply(value)
+                chunk = check_chunk(reply.action, self.contract)
             except PolicyError as exc:
                 self._log(f"session {session}: {exc}")
                 return 500, {"error": str(exc)}
-            return 200, {"action": chunk.astype(np.float32)}
+            answer = {"action": chunk.astype(np.float32)}
+            return 200, {**answer, "metadata": reply.metadata} if reply.metadata else answer
         finally:
             with self._lock:
                 self._in_flight -= 1
