@@ -150,21 +150,22 @@ def test_static_obstacle_stops_the_base():
 @pytest.mark.parametrize(
     "bad, fragment",
     [
-        (np.zeros(36), "shape (36,)"),
-        (np.zeros((2, 36, 1)), "shape (2, 36, 1)"),
-        (np.full((3, 36), np.nan), "non-finite values in 3 of 3 rows"),
-        ("left", "not numeric"),
+        (np.zeros(36), "got shape (36,)"),
+        (np.zeros((2, 36, 1)), "got shape (2, 36, 1)"),
+        (np.full((3, 36), np.nan), "NaN or infinite values in 3 of 3 rows"),
+        ("left", "got str"),
     ],
 )
-def test_bad_commands_are_rejected_with_a_description(bad, fragment):
+def test_bad_chunks_are_rejected_with_a_description(bad, fragment):
     with pytest.raises(contract.ActionError) as err:
-        contract.as_chunk(bad)
+        contract.DECOUPLED_V1.validate(bad)
     assert fragment in str(err.value)
 
 
-def test_nan_description_names_row_and_slot():
-    chunk = np.zeros((4, 36))
-    chunk[2, 33] = np.inf
+def test_a_bad_row_names_where_its_non_finite_values_are():
+    row = np.zeros(36)
+    row[33] = np.inf
     with pytest.raises(contract.ActionError) as err:
-        contract.as_chunk(chunk)
-    assert "first row 2" in str(err.value) and "[33]" in str(err.value)
+        contract.decode(row)
+    assert "at slots [33]" in str(err.value)
+    assert contract.DECOUPLED_V1.validate(np.zeros((4, 36))).dtype == np.float64
