@@ -51,6 +51,8 @@ def test_file_reference_imports_sibling_helpers_and_hashes_them(tmp_path):
     assert not policy.diagnostic and not policy.privileged
     assert str(tmp_path) not in sys.path
 
+    # Loaded again in the same process, the helper module is already imported: it still counts.
+    assert load_policy(ref).adapter_sha256 == policy.adapter_sha256
     forget(before)
     write(tmp_path / "unrelated.py", "X = 2\n")
     assert load_policy(ref).adapter_sha256 == policy.adapter_sha256

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import inspect
 import itertools
 import os
 import sys
@@ -90,6 +91,26 @@ def _import(module_part: str):
         sys.path.remove(search_dir)
 
 
+def _own_files(module) -> set[str]:
+    """User source files the policy module reaches through its globals (modules, and the modules
+    that define its functions and classes), transitively: whatever was imported before, they count."""
+    seen, files, pending = set(), set(), [module]
+    while pending:
+        mod = pending.pop()
+        if id(mod) in seen:
+            continue
+        seen.add(id(mod))
+        file = getattr(mod, "__file__", None)
+        if not (file and is_user_file(file) and Path(file).is_file()):
+            continue
+        files.add(file)
+        for value in list(vars(mod).values()):
+            target = value if inspect.ismodule(value) else sys.modules.get(getattr(value, "__module__", None) or "")
+            if target is not None:
+                pending.append(target)
+    return files
+
+
 def _flag(predict, module, attr: str, default):
     """`predict.attr` (or `predict.ATTR`), else the module's `ATTR` (or `attr`), else `default`."""
     for owner, name in ((predict, attr.lower()), (predict, attr.upper()), (module, attr.upper()), (module, attr.lower())):
@@ -118,6 +139,7 @@ def load_policy(ref: str, aliases: dict[str, str] | None = None) -> LoadedPolicy
     file = getattr(defining, "__file__", None) or getattr(module, "__file__", None)
     imported = [getattr(sys.modules[n], "__file__", None) for n in set(sys.modules) - before]
     files = [f for f in imported if f and is_user_file(f) and Path(f).is_file()]
+    files += sorted(_own_files(defining) | _own_files(module))
     default_name = f"{Path(module_part).stem if is_file_ref(module_part) else module_part}:{function}"
     return LoadedPolicy(
         predict=predict,
