@@ -17,14 +17,25 @@ from ..tasks.registry import CONDITIONS, DEFAULT_ENV, EPISODES, MAX_STEPS, SEED_
 
 DEFAULT_OUTPUT = "htb-results"
 DEFAULT_PORT = 21000
+MAX_EPISODES = 100_000
+MAX_WORKERS = 1024
+SEED_LIMIT = 2**31  # every seed stays a non-negative 32-bit signed integer
+STRING_FLAGS = ("output", "policy", "checkpoint", "host", "port", "workers", "ray_address")
 
 
 class UsageError(Exception):
     """Bad input: reported as one line, exit status 2, before anything is simulated."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """Reports argparse's own errors (a non-number, an unknown flag) as one line, like all other bad input."""
+
+    def error(self, message: str):
+        raise UsageError(f"{message} (see htb-eval --help)")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="htb-eval",
         description="Evaluate a policy on HumanoidToolBench conditions. The defaults are the standard protocol "
         f"({EPISODES} episodes from seed {SEED_START}, {MAX_STEPS} steps); anything else is a diagnostic run.",
@@ -37,8 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--list-envs", action="store_true", help="print the 18 condition IDs in the order 'all' runs them")
     p.add_argument("--dry-run", action="store_true", help="print the settings; start no simulation, contact no server")
-    p.add_argument("--episodes", type=int, default=EPISODES)
-    p.add_argument("--seed-start", type=int, default=SEED_START)
+    p.add_argument("--episodes", type=int, default=EPISODES, help=f"1 to {MAX_EPISODES}")
+    p.add_argument("--seed-start", type=int, default=SEED_START, help="0 or more; every seed stays below 2**31")
     p.add_argument("--max-steps", type=int, default=MAX_STEPS, help=f"1 to {MAX_STEPS_LIMIT}")
     p.add_argument("--output", default=DEFAULT_OUTPUT, help=f"results directory (default {DEFAULT_OUTPUT})")
     p.add_argument("--rerun", action="store_true", help="evaluate again even where a matching validated result exists")
@@ -61,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--workers",
         metavar="N",
-        help="episodes run at once: a number or 'auto' (local: number of cores; ray: the cluster's CPUs). "
+        help=f"episodes run at once: 1 to {MAX_WORKERS} or 'auto' (local: number of cores; ray: the cluster's CPUs). "
         "Default 1 locally; results are identical to a serial run",
     )
     run.add_argument("--backend", choices=("local", "ray"), default="local", help="local processes (default) or Ray tasks")
@@ -105,18 +116,33 @@ def _workers(args) -> int | None:
     text = (args.workers or default).strip().lower()
     if text == "auto":
         return None if args.backend == "ray" else os.cpu_count() or 1
-    if not (text.isascii() and text.isdigit()) or int(text) < 1:
-        raise UsageError(f"--workers must be a positive number or 'auto', got {args.workers!r}")
-    return int(text)
+    try:
+        count = int(text) if text.isascii() and text.isdigit() else 0
+    except ValueError:  # more digits than int() converts
+        count = 0
+    if not 1 <= count <= MAX_WORKERS:
+        raise UsageError(f"--workers must be a number from 1 to {MAX_WORKERS} or 'auto', got {args.workers!r}")
+    return count
+
+
+def _check_strings(args) -> None:
+    """An empty string is never meant: `--output ''` would write into the current directory."""
+    for dest in STRING_FLAGS:
+        value = getattr(args, dest)
+        if value is not None and not value.strip():
+            raise UsageError(f"--{dest.replace('_', '-')} must not be empty")
 
 
 def _check_numbers(args) -> None:
     if not 1 <= args.max_steps <= MAX_STEPS_LIMIT:
         raise UsageError(f"--max-steps must be between 1 and {MAX_STEPS_LIMIT}, got {args.max_steps}")
-    if args.episodes < 1:
-        raise UsageError(f"--episodes must be at least 1, got {args.episodes}")
-    if args.seed_start < 0:
-        raise UsageError(f"--seed-start must be non-negative, got {args.seed_start}")
+    if not 1 <= args.episodes <= MAX_EPISODES:
+        raise UsageError(f"--episodes must be between 1 and {MAX_EPISODES}, got {args.episodes}")
+    last = SEED_LIMIT - args.episodes
+    if not 0 <= args.seed_start <= last:
+        raise UsageError(
+            f"--seed-start must be between 0 and {last} for {args.episodes} episodes (seeds stay below 2**31), got {args.seed_start}"
+        )
     args.ports = _ports(args.port)
     requested = _workers(args)
     args.worker_count = requested if requested is None else min(requested, args.episodes)
@@ -127,9 +153,18 @@ def _check_numbers(args) -> None:
 
 
 def _check_output(args) -> None:
-    output = Path(args.output)
-    if output.exists() and not output.is_dir():
-        raise UsageError(f"--output must be a directory, and {output} is a file")
+    """Refuse an --output that is a file or cannot be created, without creating it (a dry run checks it too)."""
+    output = Path(args.output).absolute()
+    try:
+        if output.exists() and not output.is_dir():
+            raise UsageError(f"--output must be a directory, and {args.output} is a file")
+        existing = next(p for p in (output, *output.parents) if p.exists())
+    except OSError as exc:
+        raise UsageError(f"cannot use --output {args.output}: {exc.strerror or exc}") from None
+    if not existing.is_dir():
+        raise UsageError(f"cannot create --output {args.output}: {existing} is a file")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write to --output {args.output}: no write permission in {existing}")
 
 
 def _make_output(args) -> None:
@@ -210,11 +245,12 @@ def _dry_run(args, conditions, settings_of) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.list_envs:
-        print("\n".join(c.env_id for c in CONDITIONS))
-        return 0
     try:
+        args = build_parser().parse_args(argv)
+        if args.list_envs:
+            print("\n".join(c.env_id for c in CONDITIONS))
+            return 0
+        _check_strings(args)
         conditions = _conditions(args.env)
         _check_numbers(args)
         _check_source(args)
