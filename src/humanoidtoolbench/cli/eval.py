@@ -245,6 +245,15 @@ def _dry_run(args, conditions, settings_of) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run htb-eval; Ctrl-C at any point (pre-flight, loading, evaluating) ends it with one line and status 130."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("htb-eval: interrupted; run the same command again to continue where it stopped", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
     try:
         args = build_parser().parse_args(argv)
         if args.list_envs:
@@ -286,9 +295,6 @@ def main(argv: list[str] | None = None) -> int:
     backend = _backend(args, spec, policy)
     try:
         return _evaluate(args, conditions, settings_of, policy, backend)
-    except KeyboardInterrupt:
-        print("htb-eval: interrupted; run the same command again to continue where it stopped", file=sys.stderr)
-        return 130
     finally:
         backend.close()
         policy.close()
@@ -306,8 +312,6 @@ def _evaluate(args, conditions, settings_of, policy, backend) -> int:
         label = f"[{k}/{len(conditions)}] {cond.name}" if len(conditions) > 1 else cond.name
         try:
             outcome = evaluate_condition(settings_of(cond), policy, output, progress, args.rerun, label, backend)
-        except KeyboardInterrupt:
-            raise
         except Exception as exc:
             failed.append(cond.name)
             rows.append(summary_row(cond.env_id, None, None))
