@@ -44,9 +44,17 @@ class InProcessPolicy:
         }
 
     def act(self, request: dict) -> np.ndarray:
+        """The validated chunk; any failure of `predict` but Ctrl-C is a `PolicyError`.
+
+        That includes SystemExit and other BaseExceptions (GeneratorExit, asyncio's
+        CancelledError): a policy calling `sys.exit` must fail its condition, not end
+        the evaluator silently with the policy's exit status.
+        """
         try:
             action = self.policy.predict(request)
-        except Exception as exc:
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
             log.error("policy predict failed:\n%s", "".join(traceback.format_exception(exc)))
             raise PolicyError(describe_exception(exc)) from None
         return check_chunk(action)
