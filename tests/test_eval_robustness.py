@@ -110,3 +110,94 @@ def test_a_policy_that_raises_system_exit_fails_its_condition_instead_of_ending_
     assert f"{shown} at exits.py:2 in predict" in capsys.readouterr().err
     log = next(out.glob("*/run-*/eval_latest.log")).read_text()
     assert "Traceback" in log and f"raise {raised}" in log
+
+
+# -- policy failures, reported for people ------------------------------------------
+
+HOLD = """
+    import numpy as np
+
+    def hold(request):
+        row = np.zeros(36)
+        row[:32] = np.asarray(request["state"]["states"], dtype=np.float64)[0]
+        return np.tile(row, (5, 1))
+"""
+
+
+def run_log(out: Path) -> Path:
+    [log] = out.glob("G1BallMove-L0-S/run-*/eval_latest.log")
+    return log
+
+
+def assert_one_failure_line(err: str, out: Path, failure: str) -> str:
+    """The terminal shows `htb-eval: <failure> (details in LOG)` once, and no traceback; returns the log text."""
+    log = run_log(out)
+    assert f"htb-eval: {failure} (details in {log})" in err.splitlines()
+    assert "Traceback" not in err
+    text = log.read_text()
+    assert failure in text
+    return text
+
+
+def test_a_policy_error_is_one_line_with_where_it_happened_and_the_traceback_goes_to_the_run_log(tmp_path, capsys):
+    policy = write_policy(tmp_path / "bad.py", HOLD + """
+    def predict(request):
+        if request["humanoidtoolbench_request_index"] == 2:
+            raise ValueError("bad shape")
+        return hold(request)
+    """)
+    out = tmp_path / "out"
+    assert run_cli(["--policy", f"{policy}:predict", "--checkpoint", "k", *FAST, "--output", str(out)]) == 1
+    # Chunks of 5 rows: request 2 is made before step 11.
+    failure = "policy failed on G1BallMove-L0-S seed 10000 at step 11 (request 2): ValueError at bad.py:11 in predict: bad shape"
+    log = assert_one_failure_line(capsys.readouterr().err, out, failure)
+    assert 'raise ValueError("bad shape")' in log and "policy_source.py" in log  # the user's and the internal traceback
+
+
+@pytest.mark.parametrize(
+    "chunk, message",
+    [
+        ("np.zeros((5, 35))", "Policy must return an array of shape (T, 36) with T >= 1; got shape (5, 35)"),
+        ("np.full((5, 36), np.nan)", "Policy returned NaN or infinite values in 5 of 5 rows (first row 0)"),
+    ],
+    ids=["wrong-shape", "nan"],
+)
+def test_a_chunk_check_failure_is_one_line_with_where_it_happened_and_is_logged(tmp_path, capsys, chunk, message):
+    policy = write_policy(tmp_path / "bad.py", f"import numpy as np\n\ndef predict(request):\n    return {chunk}\n")
+    out = tmp_path / "out"
+    assert run_cli(["--policy", f"{policy}:predict", "--checkpoint", "k", *FAST, "--output", str(out)]) == 1
+    assert_one_failure_line(capsys.readouterr().err, out, f"policy failed on G1BallMove-L0-S seed 10000 at step 1 (request 0): {message}")
+
+
+def test_an_http_failure_is_one_line_with_where_it_happened_and_is_logged(tmp_path, capsys):
+    from humanoidtoolbench.policies.loader import load_policy
+    from humanoidtoolbench.policies.server import PolicyServer
+
+    policy = write_policy(tmp_path / "remote.py", "def predict(request):\n    raise RuntimeError('out of GPU memory')\n")
+    srv = PolicyServer(load_policy(f"{policy}:predict"), log=lambda message: None)
+    port = srv.start()
+    out = tmp_path / "out"
+    try:
+        assert run_cli(["--host", "127.0.0.1", "--port", str(port), *FAST, "--output", str(out)]) == 1
+    finally:
+        srv.shutdown()
+    failure = (f"policy failed on G1BallMove-L0-S seed 10000 at step 1 (request 0): Policy server request failed at "
+               f"http://127.0.0.1:{port}/act: HTTP 500 Internal Server Error: RuntimeError at remote.py:2 in predict: out of GPU memory")
+    assert_one_failure_line(capsys.readouterr().err, out, failure)
+
+
+def test_a_policy_failure_in_a_worker_process_arrives_as_the_same_line(tmp_path, capsys):
+    policy = write_policy(tmp_path / "bad.py", HOLD + """
+    def predict(request):
+        if request["humanoidtoolbench_episode_seed"] == 10001:
+            raise ValueError("not this seed")
+        return hold(request)
+    """)
+    out = tmp_path / "out"
+    args = ["--policy", f"{policy}:predict", "--checkpoint", "k", *FAST, "--episodes", "2", "--workers", "2"]
+    assert run_cli([*args, "--output", str(out)]) == 1
+    err = capsys.readouterr().err
+    failure = "policy failed on G1BallMove-L0-S seed 10001 at step 1 (request 0): ValueError at bad.py:11 in predict: not this seed"
+    # Workers name the run directory by its resolved path.
+    assert f"htb-eval: {failure} (details in {run_log(out).resolve()})" in err.splitlines()
+    assert "Traceback" not in err and failure in run_log(out).read_text()

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..eval.settings import MAX_STEPS_LIMIT, EvalSettings
 from ..eval.thread_pools import bound_thread_pools
 from ..policies.builtin import BUILTIN_POLICIES
-from ..policies.errors import PolicyConnectionError, PolicyLoadError
+from ..policies.errors import PolicyConnectionError, PolicyError, PolicyLoadError
 from ..robot import assets
 from ..tasks.registry import CONDITIONS, DEFAULT_ENV, EPISODES, MAX_STEPS, SEED_START, UnknownEnvironment, parse
 
@@ -312,6 +312,11 @@ def _evaluate(args, conditions, settings_of, policy, backend) -> int:
         label = f"[{k}/{len(conditions)}] {cond.name}" if len(conditions) > 1 else cond.name
         try:
             outcome = evaluate_condition(settings_of(cond), policy, output, progress, args.rerun, label, backend)
+        except PolicyError as exc:  # the policy's own failure: one line, the details are in the run log
+            failed.append(cond.name)
+            rows.append(summary_row(cond.env_id, None, None))
+            progress.message(f"htb-eval: {exc}")
+            continue
         except Exception as exc:
             failed.append(cond.name)
             rows.append(summary_row(cond.env_id, None, None))

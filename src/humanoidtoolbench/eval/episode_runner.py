@@ -17,11 +17,13 @@ from collections import deque
 import numpy as np
 
 from ..control import make_controller
+from ..policies.errors import PolicyError
 from ..record.files import write_json_atomic
 from ..record.video import BackgroundEncoder, VideoWriter
 from ..robot.cameras import HEIGHT, POLICY_CAMERA, WIDTH
 from ..sim.render import CameraRenderer, backend_info
 from ..tasks.episode import TaskEpisode
+from .policy_source import failed_call
 from .rundir import RunDir
 from .settings import EvalSettings
 from .validation import validate_episode_videos
@@ -109,7 +111,10 @@ def run_episode(settings: EvalSettings, policy, seed: int, run: RunDir, on_step=
                         if policy.privileged:
                             request["privileged"] = episode.privileged()
                     t = time.perf_counter()
-                    chunk = policy.act(request)
+                    try:
+                        chunk = policy.act(request)
+                    except PolicyError as exc:
+                        raise failed_call(exc, cond.name, seed, step, requests, run.log_path) from None
                     timings["policy"] += time.perf_counter() - t
                     requests += 1
                     chunk_lengths.add(len(chunk))

@@ -17,11 +17,18 @@ import numpy as np
 
 from ..control.contract import SCHEMA
 from ..policies.builtin import BUILTIN_POLICIES, builtin_checkpoint
-from ..policies.errors import PolicyError, check_chunk, describe_exception
+from ..policies.errors import PolicyCallError, PolicyError, check_chunk, describe_exception
 from ..policies.http_client import HttpPolicyClient
 from ..policies.loader import LoadedPolicy, is_file_ref, load_policy
 
 log = logging.getLogger("humanoidtoolbench.eval")
+
+
+def failed_call(exc: PolicyError, condition: str, seed: int, step: int, request: int, log_path) -> PolicyCallError:
+    """`exc` with where it happened, for the episode runner to raise; logged with its traceback to the run log."""
+    error = PolicyCallError(condition, seed, step, request, str(exc), str(log_path))
+    log.error("%s", error.failure, exc_info=exc)
+    return error
 
 
 class InProcessPolicy:
