@@ -7,7 +7,9 @@ with short timeouts.
 
 from __future__ import annotations
 
+import functools
 import http.server
+import re
 import signal
 import subprocess
 import sys
@@ -16,9 +18,14 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from humanoidtoolbench.cli import eval as eval_cli
+from humanoidtoolbench.eval import policy_source
+from humanoidtoolbench.eval.episode_runner import build_request
+from humanoidtoolbench.policies.errors import PolicyConnectionError, PolicyError
+from humanoidtoolbench.policies.http_client import HttpPolicyClient
 
 FAST = ["--episodes", "1", "--max-steps", "20", "--no-video"]
 INTERRUPTED = "htb-eval: interrupted; run the same command again to continue where it stopped"
@@ -30,26 +37,32 @@ def write_policy(path: Path, body: str) -> Path:
 
 
 class _Stalling(http.server.BaseHTTPRequestHandler):
-    """Answers nothing until the test ends; `reached` is set when a request arrives."""
+    """Reads each request, then never answers the `stalled` routes (`reached` is set when one is hit);
+    anything else gets 404 at once, as from a server without /info."""
 
+    stalled: tuple[str, ...]
     reached: threading.Event
     release: threading.Event
 
-    def _stall(self) -> None:
+    def _answer(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path not in self.stalled:
+            self.send_error(404)
+            return
         self.reached.set()
         self.release.wait(120)
 
-    do_GET = do_POST = _stall
+    do_GET = do_POST = _answer
 
     def log_message(self, *args):
         pass
 
 
 @contextmanager
-def stalling_server():
-    """A server that accepts connections and never answers; yields (port, event set on the first request)."""
+def stalling_server(stalled=("/info", "/act")):
+    """A server that never answers the `stalled` routes; yields (port, event set when one is first asked)."""
     reached, release = threading.Event(), threading.Event()
-    handler = type("Handler", (_Stalling,), {"reached": reached, "release": release})
+    handler = type("Handler", (_Stalling,), {"stalled": stalled, "reached": reached, "release": release})
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     httpd.daemon_threads = True
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
@@ -201,3 +214,73 @@ def test_a_policy_failure_in_a_worker_process_arrives_as_the_same_line(tmp_path,
     # Workers name the run directory by its resolved path.
     assert f"htb-eval: {failure} (details in {run_log(out).resolve()})" in err.splitlines()
     assert "Traceback" not in err and failure in run_log(out).read_text()
+
+
+# -- a policy server that stops answering -------------------------------------------
+
+WAITING = re.compile(r"waiting for the policy server at http://127\.0\.0\.1:\d+ \(\d+ s\)")
+
+
+def small_request() -> dict:
+    return build_request(np.zeros((360, 640, 3), np.uint8), np.zeros(32, np.float32), "x", reset=True)
+
+
+def test_a_stuck_policy_call_times_out_with_one_line_naming_the_url_and_the_timeout():
+    lines: list[str] = []
+    with stalling_server() as (port, _):
+        client = HttpPolicyClient("127.0.0.1", port, read_timeout=0.5, on_wait=lines.append, wait_interval=0.05)
+        with pytest.raises(PolicyError) as info:
+            client.act(small_request())
+    assert str(info.value) == (
+        f"Policy server request failed at http://127.0.0.1:{port}/act: no answer within 0.5 s "
+        "(raise --policy-timeout if the model is this slow)"
+    )
+    # While it waited, it said so.
+    assert lines and all(WAITING.fullmatch(line) for line in lines)
+
+
+def test_the_preflight_has_a_short_timeout_of_its_own():
+    with stalling_server() as (port, _):
+        client = HttpPolicyClient("127.0.0.1", port, preflight_timeout=0.3)
+        assert client.read_timeout == 600
+        with pytest.raises(PolicyConnectionError) as info:
+            client.preflight()
+    assert str(info.value) == f"policy server at http://127.0.0.1:{port} did not answer GET /info within 0.3 s (is it stuck?)"
+
+
+def test_a_fast_request_reports_no_waiting():
+    from humanoidtoolbench.policies.loader import load_policy
+    from humanoidtoolbench.policies.server import PolicyServer
+
+    srv = PolicyServer(load_policy("humanoidtoolbench.policies.pose_hold:predict"), log=lambda message: None)
+    port = srv.start()
+    lines: list[str] = []
+    try:
+        client = HttpPolicyClient("127.0.0.1", port, on_wait=lines.append, wait_interval=5)
+        assert client.preflight()["policy"] == "pose-hold"
+        assert client.act(small_request()).shape[1] == 36
+        client.release()
+    finally:
+        srv.shutdown()
+    assert lines == []
+
+
+def test_htb_eval_policy_timeout_fails_a_stuck_call_with_one_line_and_says_it_is_waiting(tmp_path, capsys, monkeypatch):
+    # Report waiting every 0.05 s instead of every 10 s, so that a short test sees the lines.
+    monkeypatch.setattr(policy_source, "HttpPolicyClient", functools.partial(HttpPolicyClient, wait_interval=0.05))
+    out = tmp_path / "out"
+    with stalling_server(stalled=("/act",)) as (port, _):
+        args = ["--host", "127.0.0.1", "--port", str(port), "--policy-timeout", "0.5", *FAST, "--output", str(out)]
+        assert run_cli(args) == 1
+    err = capsys.readouterr().err
+    failure = (f"policy failed on G1BallMove-L0-S seed 10000 at step 1 (request 0): Policy server request failed at "
+               f"http://127.0.0.1:{port}/act: no answer within 0.5 s (raise --policy-timeout if the model is this slow)")
+    assert_one_failure_line(err, out, failure)
+    waiting = [line for line in err.splitlines() if "waiting for the policy server" in line]
+    assert waiting and all(WAITING.fullmatch(line.removeprefix("htb-eval: ")) for line in waiting)
+
+
+@pytest.mark.parametrize("flag, shown", [([], "600 s"), (["--policy-timeout", "45"], "45 s")])
+def test_a_dry_run_shows_the_policy_timeout(capsys, flag, shown):
+    assert run_cli(["--host", "10.0.0.1", "--dry-run", *flag]) == 0
+    assert f"policy timeout: {shown} per request (pre-flight 30 s)" in capsys.readouterr().out.splitlines()

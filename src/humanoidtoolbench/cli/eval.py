@@ -12,6 +12,7 @@ from ..eval.settings import MAX_STEPS_LIMIT, EvalSettings
 from ..eval.thread_pools import bound_thread_pools
 from ..policies.builtin import BUILTIN_POLICIES
 from ..policies.errors import PolicyConnectionError, PolicyError, PolicyLoadError
+from ..policies.http_client import DEFAULT_TIMEOUT_S, PREFLIGHT_TIMEOUT_S
 from ..robot import assets
 from ..tasks.registry import CONDITIONS, DEFAULT_ENV, EPISODES, MAX_STEPS, SEED_START, UnknownEnvironment, parse
 
@@ -19,6 +20,7 @@ DEFAULT_OUTPUT = "htb-results"
 DEFAULT_PORT = 21000
 MAX_EPISODES = 100_000
 MAX_WORKERS = 1024
+MAX_POLICY_TIMEOUT_S = 86_400.0
 SEED_LIMIT = 2**31  # every seed stays a non-negative 32-bit signed integer
 STRING_FLAGS = ("output", "policy", "checkpoint", "host", "port", "workers", "ray_address")
 
@@ -66,6 +68,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=str(DEFAULT_PORT),
         help=f"policy server port (default {DEFAULT_PORT}); with --workers, one port per worker (P1,P2,...) "
         "or one server started with --allow-shared",
+    )
+    src.add_argument(
+        "--policy-timeout",
+        metavar="SECONDS",
+        type=float,
+        help=f"with --host: fail a request the server has not answered in this time, up to {MAX_POLICY_TIMEOUT_S:g} "
+        f"(default {DEFAULT_TIMEOUT_S:g}; the pre-flight waits at most {PREFLIGHT_TIMEOUT_S:g})",
     )
     p.add_argument("--no-video", action="store_true", help="skip the cameras (diagnostic: results are not reportable)")
     run = p.add_argument_group("parallel and cluster runs")
@@ -143,6 +152,10 @@ def _check_numbers(args) -> None:
         raise UsageError(
             f"--seed-start must be between 0 and {last} for {args.episodes} episodes (seeds stay below 2**31), got {args.seed_start}"
         )
+    if args.policy_timeout is not None and not 0 < args.policy_timeout <= MAX_POLICY_TIMEOUT_S:
+        raise UsageError(
+            f"--policy-timeout must be more than 0 and at most {MAX_POLICY_TIMEOUT_S:g} seconds, got {args.policy_timeout:g}"
+        )
     args.ports = _ports(args.port)
     requested = _workers(args)
     args.worker_count = requested if requested is None else min(requested, args.episodes)
@@ -181,6 +194,8 @@ def _check_source(args) -> None:
         raise UsageError(f"choose a policy: --policy REF (built-in: {', '.join(BUILTIN_POLICIES)}) or --host HOST [--port PORT]")
     if args.host and args.checkpoint:
         raise UsageError("--checkpoint goes with --policy; a policy server reports its own checkpoint")
+    if args.policy and args.policy_timeout is not None:
+        raise UsageError("--policy-timeout goes with --host; an in-process policy is called directly")
     if args.policy and len(args.ports) > 1:
         raise UsageError("--port goes with --host")
 
@@ -189,8 +204,12 @@ def _policy_spec(args):
     from ..eval.policy_source import PolicySpec
 
     if args.host:
-        return PolicySpec(host=args.host, ports=args.ports)
+        return PolicySpec(host=args.host, ports=args.ports, timeout=_policy_timeout(args))
     return PolicySpec(ref=args.policy, checkpoint=args.checkpoint)
+
+
+def _policy_timeout(args) -> float:
+    return DEFAULT_TIMEOUT_S if args.policy_timeout is None else args.policy_timeout
 
 
 def _open_policy(args, spec):
@@ -231,6 +250,8 @@ def _dry_run(args, conditions, settings_of) -> None:
     source = f"--policy {args.policy}" if args.policy else f"server http://{args.host}:{args.port}"
     workers = args.worker_count or "auto"
     print(f"policy source: {source} (not loaded or contacted in a dry run)")
+    if args.host:
+        print(f"policy timeout: {_policy_timeout(args):g} s per request (pre-flight {PREFLIGHT_TIMEOUT_S:g} s)")
     print(f"output: {Path(args.output).resolve()}")
     print(f"execution: {args.backend} backend, {workers} worker(s)")
     for k, cond in enumerate(conditions, 1):

@@ -9,8 +9,9 @@ worker processes re-create the policy.
 from __future__ import annotations
 
 import logging
+import sys
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,7 @@ import numpy as np
 from ..control.contract import SCHEMA
 from ..policies.builtin import BUILTIN_POLICIES, builtin_checkpoint
 from ..policies.errors import PolicyCallError, PolicyError, check_chunk, describe_exception
-from ..policies.http_client import HttpPolicyClient
+from ..policies.http_client import DEFAULT_TIMEOUT_S, HttpPolicyClient
 from ..policies.loader import LoadedPolicy, is_file_ref, load_policy
 
 log = logging.getLogger("humanoidtoolbench.eval")
@@ -29,6 +30,12 @@ def failed_call(exc: PolicyError, condition: str, seed: int, step: int, request:
     error = PolicyCallError(condition, seed, step, request, str(exc), str(log_path))
     log.error("%s", error.failure, exc_info=exc)
     return error
+
+
+def report_wait(line: str) -> None:
+    """Show that a policy server is slow to answer (and log it), so a stuck server is never a silent hang."""
+    log.info(line)
+    print(f"htb-eval: {line}", file=sys.stderr, flush=True)
 
 
 class InProcessPolicy:
@@ -102,18 +109,20 @@ class PolicySpec:
     """A picklable description of the policy: a `--policy` reference or server addresses.
 
     Workers open their own policy from it; user callables are never pickled.
-    Worker `slot` k talks to the k-th server (all share one if only one is given).
+    Worker `slot` k talks to the k-th server (all share one if only one is given);
+    `timeout` bounds each call to a server.
     """
 
     ref: str | None = None
     checkpoint: str | None = None
     host: str | None = None
     ports: tuple[int, ...] = ()
+    timeout: float = DEFAULT_TIMEOUT_S
 
     def open(self, slot: int = 0):
         """Load the policy, or pre-flight the slot's server; raises PolicyLoadError / PolicyConnectionError."""
         if self.host:
-            client = HttpPolicyClient(self.host, self.ports[slot % len(self.ports)])
+            client = HttpPolicyClient(self.host, self.ports[slot % len(self.ports)], read_timeout=self.timeout, on_wait=report_wait)
             return HttpPolicy(client, client.preflight())
         loaded = load_policy(self.ref, aliases=BUILTIN_POLICIES)
         return InProcessPolicy(loaded, self.checkpoint or (builtin_checkpoint(self.ref) if self.ref in BUILTIN_POLICIES else None))
@@ -125,4 +134,4 @@ class PolicySpec:
         module_part, _, function = self.ref.rpartition(":")
         if not is_file_ref(module_part):
             return self
-        return PolicySpec(f"{Path(module_part).expanduser().resolve()}:{function}", self.checkpoint)
+        return replace(self, ref=f"{Path(module_part).expanduser().resolve()}:{function}")
