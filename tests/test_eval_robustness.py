@@ -115,14 +115,17 @@ def test_ctrl_c_is_handled_the_same_way_everywhere(tmp_path, capsys, body):
 # -- a policy that exits ----------------------------------------------------------
 
 
-@pytest.mark.parametrize("raised, shown", [("SystemExit(3)", "SystemExit"), ("GeneratorExit()", "GeneratorExit")])
+@pytest.mark.parametrize(
+    "raised, shown",
+    [("SystemExit(3)", "SystemExit at exits.py:2 in predict: 3"), ("GeneratorExit()", "GeneratorExit at exits.py:2 in predict")],
+    ids=["SystemExit", "GeneratorExit"],
+)
 def test_a_policy_that_raises_system_exit_fails_its_condition_instead_of_ending_htb_eval(tmp_path, capsys, raised, shown):
     policy = write_policy(tmp_path / "exits.py", f"def predict(request):\n    raise {raised}\n")
     out = tmp_path / "out"
     assert run_cli(["--policy", f"{policy}:predict", "--checkpoint", "k", *FAST, "--output", str(out)]) == 1
-    assert f"{shown} at exits.py:2 in predict" in capsys.readouterr().err
-    log = next(out.glob("*/run-*/eval_latest.log")).read_text()
-    assert "Traceback" in log and f"raise {raised}" in log
+    log = assert_one_failure_line(capsys.readouterr().err, out, f"policy failed on G1BallMove-L0-S seed 10000 at step 1 (request 0): {shown}")
+    assert f"raise {raised}" in log
 
 
 # -- policy failures, reported for people ------------------------------------------
