@@ -184,7 +184,9 @@ def test_all_runs_every_condition_and_keeps_going_after_a_failure(tmp_path, caps
     err = capsys.readouterr().err
     assert rc == 1
     assert "[1/18] G1BallMove-L0-S" in err and "[18/18] G1IceBreak-L2-R" in err
-    assert "Traceback" in err and "no ice please" in err and "picky.py" in err
+    assert "Traceback" not in err
+    assert "htb-eval: policy failed on G1IceBreak-L0-S seed 10000 at step 1 (request 0): RuntimeError at picky.py" in err
+    assert err.count("no ice please") == 6
     summary = json.loads((out / "summary.json").read_text())
     assert len(summary["conditions"]) == 18 and summary["mean_success_rate"] is None and not summary["reportable"]
     failed = [r for r in summary["conditions"] if r["episodes"] is None]
@@ -236,16 +238,41 @@ def test_list_envs(capsys):
         (["G1BallMov-L0-S", "--policy", "zero"], "did you mean G1BallMove-L0-S"),
         (["--max-steps", "0", "--policy", "zero"], "--max-steps must be between 1 and 3000"),
         (["--max-steps", "3001", "--policy", "zero"], "--max-steps must be between 1 and 3000"),
-        (["--episodes", "0", "--policy", "zero"], "--episodes must be at least 1"),
+        (["--episodes", "0", "--policy", "zero"], "--episodes must be between 1 and 100000, got 0"),
+        (["--episodes", "1000000000000", "--policy", "zero", "--dry-run"], "--episodes must be between 1 and 100000"),
+        (["--episodes", "ten", "--policy", "zero", "--dry-run"], "argument --episodes: invalid int value: 'ten'"),
+        (["--episodes", "9" * 5000, "--policy", "zero", "--dry-run"], "argument --episodes: invalid int value"),
+        (["--seed-start", "-1", "--policy", "zero", "--dry-run"], "--seed-start must be between 0 and 2147483548 for 100 episodes"),
+        (["--seed-start", "2147483600", "--policy", "zero", "--dry-run"], "--seed-start must be between 0 and 2147483548"),
+        (["--seed-start", "2147483647", "--episodes", "2", "--policy", "zero", "--dry-run"], "between 0 and 2147483646"),
+        (["--workers", "1025", "--policy", "zero", "--dry-run"], "--workers must be a number from 1 to 1024 or 'auto'"),
+        (["--workers", "9" * 5000, "--policy", "zero", "--dry-run"], "--workers must be a number from 1 to 1024 or 'auto'"),
+        (["--host", "127.0.0.1", "--port", "65536", "--dry-run"], "--port must be between 1 and 65535, got 65536"),
+        (["--host", "127.0.0.1", "--port", "9" * 5000, "--dry-run"], "--port takes a port or a comma-separated list"),
+        (["--policy", "", "--dry-run"], "--policy must not be empty"),
+        (["--policy", "zero", "--checkpoint", "", "--dry-run"], "--checkpoint must not be empty"),
+        (["--host", "", "--dry-run"], "--host must not be empty"),
+        (["--host", " ", "--dry-run"], "--host must not be empty"),
+        (["--host", "127.0.0.1", "--port", "", "--dry-run"], "--port must not be empty"),
+        (["--policy", "zero", "--workers", "", "--dry-run"], "--workers must not be empty"),
+        (["--policy", "zero", "--backend", "ray", "--ray-address", "", "--dry-run"], "--ray-address must not be empty"),
+        (["--policy", "zero", "--no-such-flag", "--dry-run"], "unrecognized arguments: --no-such-flag"),
+        (["--host", "127.0.0.1", "--policy-timeout", "0", "--dry-run"], "--policy-timeout must be more than 0 and at most 86400 seconds, got 0"),
+        (["--host", "127.0.0.1", "--policy-timeout", "-1", "--dry-run"], "--policy-timeout must be more than 0 and at most 86400"),
+        (["--host", "127.0.0.1", "--policy-timeout", "nan", "--dry-run"], "--policy-timeout must be more than 0 and at most 86400"),
+        (["--host", "127.0.0.1", "--policy-timeout", "inf", "--dry-run"], "--policy-timeout must be more than 0 and at most 86400"),
+        (["--host", "127.0.0.1", "--policy-timeout", "86401", "--dry-run"], "--policy-timeout must be more than 0 and at most 86400"),
+        (["--host", "127.0.0.1", "--policy-timeout", "soon", "--dry-run"], "argument --policy-timeout: invalid float value: 'soon'"),
+        (["--policy", "zero", "--policy-timeout", "60", "--dry-run"], "--policy-timeout goes with --host"),
         (["--policy", "no_such_module_xyz:predict"], "cannot import policy module"),
         (["--policy", "humanoidtoolbench.policies.pose_hold:nothing"], "has no function 'nothing'"),
         ([], "choose a policy"),
         (["--policy", "zero", "--host", "localhost"], "alternative policy sources"),
         (["--host", "127.0.0.1", "--port", "9"], "no policy server is listening"),
-        (["--workers", "0", "--policy", "zero"], "--workers must be a positive number or 'auto'"),
-        (["--workers", "-2", "--policy", "zero"], "--workers must be a positive number or 'auto'"),
-        (["--workers", "two", "--policy", "zero"], "--workers must be a positive number or 'auto'"),
-        (["--workers", "\u00b2", "--policy", "zero"], "--workers must be a positive number or 'auto'"),
+        (["--workers", "0", "--policy", "zero"], "--workers must be a number from 1 to 1024 or 'auto'"),
+        (["--workers", "-2", "--policy", "zero"], "--workers must be a number from 1 to 1024 or 'auto'"),
+        (["--workers", "two", "--policy", "zero"], "--workers must be a number from 1 to 1024 or 'auto'"),
+        (["--workers", "\u00b2", "--policy", "zero"], "--workers must be a number from 1 to 1024 or 'auto'"),
         (["--policy", "zero", "--ray-address", "auto"], "--ray-address goes with --backend ray"),
         (["--host", "127.0.0.1", "--port", "9,10,11", "--workers", "2"], "give one port per worker"),
         (["--host", "127.0.0.1", "--port", "9,x"], "--port takes a port or a comma-separated list"),
@@ -291,14 +318,29 @@ def test_outcomes_identical_with_and_without_video(tmp_path):
     assert (outs[False][4], outs[True][4]) == (4, 0)
 
 
-def test_an_output_that_is_a_file_or_cannot_be_made_is_one_line_and_exit_2(tmp_path, capsys):
+@pytest.mark.parametrize("dry_run", [[], ["--dry-run"]])
+def test_an_output_that_is_a_file_or_cannot_be_made_is_one_line_and_exit_2(tmp_path, capsys, dry_run):
     blocker = tmp_path / "results.txt"
     blocker.write_text("not a directory")
     for output, fragment in ((blocker, "--output must be a directory"), (blocker / "sub", "cannot create --output")):
-        assert eval_cli.main(["--policy", "zero", *FAST, "--output", str(output)]) == 2
+        assert eval_cli.main(["--policy", "zero", *FAST, *dry_run, "--output", str(output)]) == 2
         err = capsys.readouterr().err.strip()
         assert fragment in err and "\n" not in err
     assert blocker.read_text() == "not a directory"
+
+
+def test_an_empty_output_is_refused_rather_than_writing_into_the_current_directory(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert eval_cli.main(["--policy", "zero", *FAST, "--no-video", "--output", ""]) == 2
+    assert capsys.readouterr().err.strip() == "htb-eval: --output must not be empty"
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_dry_run_checks_a_new_output_but_does_not_create_it(tmp_path, capsys):
+    output = tmp_path / "new" / "results"
+    assert eval_cli.main(["--policy", "zero", "--dry-run", "--output", str(output)]) == 0
+    assert f"output: {output}" in capsys.readouterr().out
+    assert not any(tmp_path.iterdir())
 
 
 POOLS = HOLD + """

@@ -114,10 +114,12 @@ def test_pose_hold_example_identifies_itself_as_diagnostic():
         ("htb_test_ok:VALUE", "'htb_test_ok:VALUE' is not callable"),
         ("broken.py:predict", "cannot import policy file 'broken.py': ZeroDivisionError at broken.py:2 in <module>: division by zero"),
         ("syntax.py:predict", "cannot import policy file 'syntax.py': SyntaxError"),
+        ("exits.py:predict", "cannot import policy file 'exits.py': SystemExit at exits.py:1 in <module>: 3"),
     ],
 )
 def test_unloadable_references_raise_one_line(tmp_path, monkeypatch, ref, expected):
     write(tmp_path / "htb_test_ok.py", "VALUE = 3\n")
+    write(tmp_path / "exits.py", "raise SystemExit(3)\n")
     write(tmp_path / "broken.py", "X = 1\nY = 1 / 0\n")
     write(tmp_path / "syntax.py", "def predict(:\n")
     monkeypatch.chdir(tmp_path)

@@ -13,21 +13,34 @@ from ..control import CONTROLLERS
 from ..eval.policy_source import builtin_policies
 from ..eval.settings import EvalSettings
 from ..eval.thread_pools import bound_thread_pools
-from ..policies.errors import PolicyConnectionError, PolicyLoadError
+from ..policies.errors import PolicyConnectionError, PolicyError, PolicyLoadError
+from ..policies.http_client import DEFAULT_TIMEOUT_S, PREFLIGHT_TIMEOUT_S
 from ..robot import assets
 
 DEFAULT_OUTPUT = "htb-results"
 DEFAULT_PORT = 21000
+MAX_EPISODES = 100_000
+MAX_WORKERS = 1024
+MAX_POLICY_TIMEOUT_S = 86_400.0
+SEED_LIMIT = 2**31  # every seed stays a non-negative 32-bit signed integer
+STRING_FLAGS = ("output", "policy", "checkpoint", "host", "port", "workers", "ray_address")
 
 
 class UsageError(Exception):
     """Bad input: reported as one line, exit status 2, before anything is simulated."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """Reports argparse's own errors (a non-number, an unknown flag) as one line, like all other bad input."""
+
+    def error(self, message: str):
+        raise UsageError(f"{message} (see htb-eval --help)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     default = suites.default()
     std = default.protocol
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="htb-eval",
         description="Evaluate a policy on HumanoidToolBench conditions. The defaults are each suite's standard protocol "
         f"(tool use: {std.episodes} episodes from seed {std.seed_start}, {std.max_steps} steps); anything else is a "
@@ -42,8 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--list-envs", action="store_true", help="print every suite's condition IDs in the order 'all' runs them")
     p.add_argument("--dry-run", action="store_true", help="print the settings; start no simulation, contact no server")
-    p.add_argument("--episodes", type=int, help=f"default: the suite's protocol ({std.episodes} for tool use)")
-    p.add_argument("--seed-start", type=int, help=f"default: the suite's protocol ({std.seed_start} for tool use)")
+    p.add_argument("--episodes", type=int, help=f"1 to {MAX_EPISODES}; default: the suite's protocol ({std.episodes} for tool use)")
+    p.add_argument(
+        "--seed-start", type=int, help=f"0 or more, every seed below 2**31; default: the suite's protocol ({std.seed_start} for tool use)"
+    )
     p.add_argument("--max-steps", type=int, help=f"1 to the suite's protocol budget ({std.max_steps} for tool use)")
     p.add_argument(
         "--controller",
@@ -66,12 +81,19 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"policy server port (default {DEFAULT_PORT}); with --workers, one port per worker (P1,P2,...) "
         "or one server started with --allow-shared",
     )
+    src.add_argument(
+        "--policy-timeout",
+        metavar="SECONDS",
+        type=float,
+        help=f"with --host: fail a request the server has not answered in this time, up to {MAX_POLICY_TIMEOUT_S:g} "
+        f"(default {DEFAULT_TIMEOUT_S:g}; the pre-flight waits at most {PREFLIGHT_TIMEOUT_S:g})",
+    )
     p.add_argument("--no-video", action="store_true", help="skip the cameras (diagnostic: results are not reportable)")
     run = p.add_argument_group("parallel and cluster runs")
     run.add_argument(
         "--workers",
         metavar="N",
-        help="episodes run at once: a number or 'auto' (local: number of cores; ray: the cluster's CPUs). "
+        help=f"episodes run at once: 1 to {MAX_WORKERS} or 'auto' (local: number of cores; ray: the cluster's CPUs). "
         "Default 1 locally; results are identical to a serial run",
     )
     run.add_argument("--backend", choices=("local", "ray"), default="local", help="local processes (default) or Ray tasks")
@@ -120,9 +142,21 @@ def _workers(args) -> int | None:
     text = (args.workers or default).strip().lower()
     if text == "auto":
         return None if args.backend == "ray" else os.cpu_count() or 1
-    if not (text.isascii() and text.isdigit()) or int(text) < 1:
-        raise UsageError(f"--workers must be a positive number or 'auto', got {args.workers!r}")
-    return int(text)
+    try:
+        count = int(text) if text.isascii() and text.isdigit() else 0
+    except ValueError:  # more digits than int() converts
+        count = 0
+    if not 1 <= count <= MAX_WORKERS:
+        raise UsageError(f"--workers must be a number from 1 to {MAX_WORKERS} or 'auto', got {args.workers!r}")
+    return count
+
+
+def _check_strings(args) -> None:
+    """An empty string is never meant: `--output ''` would write into the current directory."""
+    for dest in STRING_FLAGS:
+        value = getattr(args, dest)
+        if value is not None and not value.strip():
+            raise UsageError(f"--{dest.replace('_', '-')} must not be empty")
 
 
 def _check_numbers(args, protocol) -> None:
@@ -131,10 +165,17 @@ def _check_numbers(args, protocol) -> None:
     args.max_steps = protocol.max_steps if args.max_steps is None else args.max_steps
     if not 1 <= args.max_steps <= protocol.max_steps:
         raise UsageError(f"--max-steps must be between 1 and {protocol.max_steps}, got {args.max_steps}")
-    if args.episodes < 1:
-        raise UsageError(f"--episodes must be at least 1, got {args.episodes}")
-    if args.seed_start < 0:
-        raise UsageError(f"--seed-start must be non-negative, got {args.seed_start}")
+    if not 1 <= args.episodes <= MAX_EPISODES:
+        raise UsageError(f"--episodes must be between 1 and {MAX_EPISODES}, got {args.episodes}")
+    last = SEED_LIMIT - args.episodes
+    if not 0 <= args.seed_start <= last:
+        raise UsageError(
+            f"--seed-start must be between 0 and {last} for {args.episodes} episodes (seeds stay below 2**31), got {args.seed_start}"
+        )
+    if args.policy_timeout is not None and not 0 < args.policy_timeout <= MAX_POLICY_TIMEOUT_S:
+        raise UsageError(
+            f"--policy-timeout must be more than 0 and at most {MAX_POLICY_TIMEOUT_S:g} seconds, got {args.policy_timeout:g}"
+        )
     args.ports = _ports(args.port)
     requested = _workers(args)
     args.worker_count = requested if requested is None else min(requested, args.episodes)
@@ -145,9 +186,18 @@ def _check_numbers(args, protocol) -> None:
 
 
 def _check_output(args) -> None:
-    output = Path(args.output)
-    if output.exists() and not output.is_dir():
-        raise UsageError(f"--output must be a directory, and {output} is a file")
+    """Refuse an --output that is a file or cannot be created, without creating it (a dry run checks it too)."""
+    output = Path(args.output).absolute()
+    try:
+        if output.exists() and not output.is_dir():
+            raise UsageError(f"--output must be a directory, and {args.output} is a file")
+        existing = next(p for p in (output, *output.parents) if p.exists())
+    except OSError as exc:
+        raise UsageError(f"cannot use --output {args.output}: {exc.strerror or exc}") from None
+    if not existing.is_dir():
+        raise UsageError(f"cannot create --output {args.output}: {existing} is a file")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write to --output {args.output}: no write permission in {existing}")
 
 
 def _make_output(args) -> None:
@@ -164,6 +214,8 @@ def _check_source(args) -> None:
         raise UsageError(f"choose a policy: --policy REF (built-in: {', '.join(builtin_policies())}) or --host HOST [--port PORT]")
     if args.host and args.checkpoint:
         raise UsageError("--checkpoint goes with --policy; a policy server reports its own checkpoint")
+    if args.policy and args.policy_timeout is not None:
+        raise UsageError("--policy-timeout goes with --host; an in-process policy is called directly")
     if args.policy and len(args.ports) > 1:
         raise UsageError("--port goes with --host")
 
@@ -172,8 +224,12 @@ def _policy_spec(args):
     from ..eval.policy_source import PolicySpec
 
     if args.host:
-        return PolicySpec(host=args.host, ports=args.ports)
+        return PolicySpec(host=args.host, ports=args.ports, timeout=_policy_timeout(args))
     return PolicySpec(ref=args.policy, checkpoint=args.checkpoint)
+
+
+def _policy_timeout(args) -> float:
+    return DEFAULT_TIMEOUT_S if args.policy_timeout is None else args.policy_timeout
 
 
 def _open_policy(args, spec):
@@ -214,6 +270,8 @@ def _dry_run(args, conditions, settings_of) -> None:
     source = f"--policy {args.policy}" if args.policy else f"server http://{args.host}:{args.port}"
     workers = args.worker_count or "auto"
     print(f"policy source: {source} (not loaded or contacted in a dry run)")
+    if args.host:
+        print(f"policy timeout: {_policy_timeout(args):g} s per request (pre-flight {PREFLIGHT_TIMEOUT_S:g} s)")
     print(f"output: {Path(args.output).resolve()}")
     print(f"execution: {args.backend} backend, {workers} worker(s)")
     for k, cond in enumerate(conditions, 1):
@@ -228,11 +286,21 @@ def _dry_run(args, conditions, settings_of) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.list_envs:
-        print("\n".join(c.env_id for suite in suites.suites() for c in suite.conditions))
-        return 0
+    """Run htb-eval; Ctrl-C at any point (pre-flight, loading, evaluating) ends it with one line and status 130."""
     try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("htb-eval: interrupted; run the same command again to continue where it stopped", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        if args.list_envs:
+            print("\n".join(c.env_id for suite in suites.suites() for c in suite.conditions))
+            return 0
+        _check_strings(args)
         conditions = _conditions(args.env)
         _check_numbers(args, suites.suite_of(conditions[0]).protocol)
         _check_source(args)
@@ -270,9 +338,6 @@ def main(argv: list[str] | None = None) -> int:
     backend = _backend(args, spec, policy)
     try:
         return _evaluate(args, conditions, settings_of, policy, backend)
-    except KeyboardInterrupt:
-        print("htb-eval: interrupted; run the same command again to continue where it stopped", file=sys.stderr)
-        return 130
     finally:
         backend.close()
         policy.close()
@@ -290,8 +355,11 @@ def _evaluate(args, conditions, settings_of, policy, backend) -> int:
         label = f"[{k}/{len(conditions)}] {cond.name}" if len(conditions) > 1 else cond.name
         try:
             outcome = evaluate_condition(settings_of(cond), policy, output, progress, args.rerun, label, backend)
-        except KeyboardInterrupt:
-            raise
+        except PolicyError as exc:  # the policy's own failure: one line, the details are in the run log
+            failed.append(cond.name)
+            rows.append(summary_row(cond.env_id, None, None))
+            progress.message(f"htb-eval: {exc}")
+            continue
         except Exception as exc:
             failed.append(cond.name)
             rows.append(summary_row(cond.env_id, None, None))

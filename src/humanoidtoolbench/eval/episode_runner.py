@@ -23,6 +23,7 @@ from ..record.files import write_json_atomic
 from ..record.probe import file_sha256
 from ..sim.render import CameraRenderer, backend_info
 from ..suites.base import FELL, SUCCESS, TIMEOUT
+from .policy_source import failed_call
 from .recorder import MetricsSink, PolicyCallSink, StepArraysSink, StepRecord, VideoRecorder
 from .records import EpisodeSummary, PolicyCall, VideoEntry, convert
 from .rundir import RunDir
@@ -94,13 +95,15 @@ def run_episode(settings: EvalSettings, policy, seed: int, run: RunDir, on_step=
                         if policy.privileged:
                             request["privileged"] = episode.privileged()
                     t = time.perf_counter()
-                    reply = policy.act(request)
-                    seconds = time.perf_counter() - t
-                    timings["policy"] += seconds
                     try:
+                        reply = policy.act(request)
                         chunk = contract.validate(reply.action)
                     except ActionError as exc:
-                        raise PolicyError(f"Policy {exc}") from None
+                        raise failed_call(PolicyError(f"Policy {exc}"), cond.name, seed, step, requests, run.log_path) from None
+                    except PolicyError as exc:
+                        raise failed_call(exc, cond.name, seed, step, requests, run.log_path) from None
+                    seconds = time.perf_counter() - t
+                    timings["policy"] += seconds
                     call = PolicyCall(request=requests, step=step, rows=len(chunk), seconds=round(seconds, 6), metadata=reply.metadata)
                     for sink in sinks:
                         sink.policy_call(call)

@@ -10,15 +10,16 @@ worker processes re-create the policy.
 from __future__ import annotations
 
 import logging
+import sys
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .. import suites
 from ..control.decoupled_v1 import SCHEMA
 from ..policies.builtin import BUILTIN_POLICIES, builtin_checkpoint
-from ..policies.errors import PolicyError, describe_exception
-from ..policies.http_client import HttpPolicyClient
+from ..policies.errors import PolicyCallError, PolicyError, describe_exception
+from ..policies.http_client import DEFAULT_TIMEOUT_S, HttpPolicyClient
 from ..policies.loader import LoadedPolicy, is_file_ref, load_policy
 from ..policies.reply import Reply, split_reply
 
@@ -31,6 +32,19 @@ def builtin_policies() -> dict[str, str]:
     for suite in suites.suites():
         names.update(suite.builtin_policies)
     return names
+
+
+def failed_call(exc: PolicyError, condition: str, seed: int, step: int, request: int, log_path) -> PolicyCallError:
+    """`exc` with where it happened, for the episode runner to raise; logged with its traceback to the run log."""
+    error = PolicyCallError(condition, seed, step, request, str(exc), str(log_path))
+    log.error("%s", error.failure, exc_info=exc)
+    return error
+
+
+def report_wait(line: str) -> None:
+    """Show that a policy server is slow to answer (and log it), so a stuck server is never a silent hang."""
+    log.info(line)
+    print(f"htb-eval: {line}", file=sys.stderr, flush=True)
 
 
 class InProcessPolicy:
@@ -52,9 +66,17 @@ class InProcessPolicy:
         }
 
     def act(self, request: dict) -> Reply:
+        """The policy's reply; any failure of `predict` but Ctrl-C is a `PolicyError`.
+
+        That includes SystemExit and other BaseExceptions (GeneratorExit, asyncio's
+        CancelledError): a policy calling `sys.exit` must fail its condition, not end
+        the evaluator silently with the policy's exit status.
+        """
         try:
             value = self.policy.predict(request)
-        except Exception as exc:
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
             log.error("policy predict failed:\n%s", "".join(traceback.format_exception(exc)))
             raise PolicyError(describe_exception(exc)) from None
         return split_reply(value)
@@ -95,18 +117,20 @@ class PolicySpec:
     """A picklable description of the policy: a `--policy` reference or server addresses.
 
     Workers open their own policy from it; user callables are never pickled.
-    Worker `slot` k talks to the k-th server (all share one if only one is given).
+    Worker `slot` k talks to the k-th server (all share one if only one is given);
+    `timeout` bounds each call to a server.
     """
 
     ref: str | None = None
     checkpoint: str | None = None
     host: str | None = None
     ports: tuple[int, ...] = ()
+    timeout: float = DEFAULT_TIMEOUT_S
 
     def open(self, slot: int = 0):
         """Load the policy, or pre-flight the slot's server; raises PolicyLoadError / PolicyConnectionError."""
         if self.host:
-            client = HttpPolicyClient(self.host, self.ports[slot % len(self.ports)])
+            client = HttpPolicyClient(self.host, self.ports[slot % len(self.ports)], read_timeout=self.timeout, on_wait=report_wait)
             return HttpPolicy(client, client.preflight())
         builtin = builtin_policies()
         loaded = load_policy(self.ref, aliases=builtin)
@@ -119,4 +143,4 @@ class PolicySpec:
         module_part, _, function = self.ref.rpartition(":")
         if not is_file_ref(module_part):
             return self
-        return PolicySpec(f"{Path(module_part).expanduser().resolve()}:{function}", self.checkpoint)
+        return replace(self, ref=f"{Path(module_part).expanduser().resolve()}:{function}")

@@ -10,8 +10,6 @@ from ..record.video import CODEC, FPS
 from ..suites.base import Condition, Suite
 from .records import EvalConfig
 
-MAX_EPISODES = 100_000
-
 
 @dataclass(frozen=True)
 class EvalSettings:

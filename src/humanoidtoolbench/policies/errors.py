@@ -28,6 +28,25 @@ class PolicyError(RuntimeError):
     """A policy call failed; the message is one line."""
 
 
+class PolicyCallError(PolicyError):
+    """A policy call that failed during an episode, with where: the line a person needs to find the failure.
+
+    Everything is kept in `args`, so the error pickles back unchanged from a worker process.
+    """
+
+    def __init__(self, condition: str, seed: int, step: int, request: int, message: str, log_path: str) -> None:
+        super().__init__(condition, seed, step, request, message, log_path)
+        self.condition, self.seed, self.step, self.request, self.message, self.log_path = self.args
+
+    @property
+    def failure(self) -> str:
+        """Where the policy failed and its own message; `request` is the index the policy saw in the request."""
+        return f"policy failed on {self.condition} seed {self.seed} at step {self.step} (request {self.request}): {self.message}"
+
+    def __str__(self) -> str:
+        return f"{self.failure} (details in {self.log_path})"
+
+
 class PolicyLoadError(ValueError):
     """A `--policy` reference cannot be loaded; the message is one line."""
 

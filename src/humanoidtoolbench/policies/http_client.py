@@ -3,16 +3,22 @@
 Each client is one session: the supplied server serves one session at a time,
 so `preflight` fails fast with an actionable message when nothing listens or
 another evaluator holds the server, and every server used is released when the
-process exits.
+process exits. A server that stops answering is never a silent hang: a call
+fails after its timeout, and while it waits the client says so every
+`wait_interval` seconds through `on_wait`.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import socket
+import threading
+import time
 import urllib.error
 import urllib.request
 import uuid
+from typing import Callable
 
 
 from . import wire
@@ -23,6 +29,9 @@ _MAX_MESSAGE = 1000
 # How a server without an /info route answers GET /info: not found, method not allowed, or
 # not implemented (a stdlib http.server handler that defines only do_POST).
 NO_INFO_ROUTE = (404, 405, 501)
+DEFAULT_TIMEOUT_S = 600.0  # one policy call: generous, for a large model on slow hardware
+PREFLIGHT_TIMEOUT_S = 30.0  # GET /info: a server answers it at once, even while a call runs
+WAIT_REPORT_S = 10.0
 
 
 def _error_text(exc: urllib.error.HTTPError) -> str:
@@ -35,8 +44,19 @@ def _error_text(exc: urllib.error.HTTPError) -> str:
         return one_line(raw.decode("utf-8", "replace"))
 
 
+def _timed_out(exc: OSError) -> bool:
+    """A socket timeout, raised as it is or wrapped by urllib in a URLError."""
+    return isinstance(exc, TimeoutError) or isinstance(getattr(exc, "reason", None), TimeoutError)
+
+
 class HttpPolicyClient:
-    """Calls `POST /act` on http://HOST:PORT as one session."""
+    """Calls `POST /act` on http://HOST:PORT as one session.
+
+    `read_timeout` bounds each wait for the server during a call (the socket
+    timeout: connecting, or silence while reading); `preflight_timeout` is the
+    shorter one of `GET /info`. `on_wait(line)` is called every `wait_interval`
+    seconds while a request is pending, never for a request answered sooner.
+    """
 
     def __init__(
         self,
@@ -44,12 +64,18 @@ class HttpPolicyClient:
         port: int,
         session: str | None = None,
         connect_timeout: float = 5.0,
-        read_timeout: float = 1200.0,
+        read_timeout: float = DEFAULT_TIMEOUT_S,
+        preflight_timeout: float = PREFLIGHT_TIMEOUT_S,
+        on_wait: Callable[[str], None] | None = None,
+        wait_interval: float = WAIT_REPORT_S,
     ):
         self.host, self.port = host, int(port)
         self.session = session or uuid.uuid4().hex
         self.connect_timeout = connect_timeout
         self.read_timeout = read_timeout
+        self.preflight_timeout = preflight_timeout
+        self.on_wait = on_wait
+        self.wait_interval = wait_interval
         self._release_at_exit = False
 
     @property
@@ -61,8 +87,28 @@ class HttpPolicyClient:
         request = urllib.request.Request(
             self.url + path, data=data, method=method, headers={"Content-Type": "application/json"}
         )
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with self._reporting_wait(), urllib.request.urlopen(request, timeout=timeout) as response:
             return wire.decode(response.read())
+
+    @contextlib.contextmanager
+    def _reporting_wait(self):
+        """Call `on_wait` every `wait_interval` seconds until the block ends."""
+        if self.on_wait is None:
+            yield
+            return
+        done, started = threading.Event(), time.monotonic()
+
+        def report() -> None:
+            while not done.wait(self.wait_interval):
+                self.on_wait(f"waiting for the policy server at {self.url} ({time.monotonic() - started:.0f} s)")
+
+        thread = threading.Thread(target=report, name="htb-policy-wait", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join()
 
     def preflight(self) -> dict:
         """Check that a server listens and is free for this session; returns its `/info` ({} if it has none)."""
@@ -75,7 +121,7 @@ class HttpPolicyClient:
                 f"`htb-serve --policy MODULE:FUNCTION --port {self.port}` or check --host/--port"
             ) from None
         try:
-            info = self._request("GET", "/info", None, self.read_timeout)
+            info = self._request("GET", "/info", None, self.preflight_timeout)
         except urllib.error.HTTPError as exc:
             if exc.code in NO_INFO_ROUTE:
                 return {}
@@ -83,6 +129,10 @@ class HttpPolicyClient:
                 f"policy server at {self.url} answered GET /info with HTTP {exc.code} {exc.reason}: {_error_text(exc)}"[:_MAX_MESSAGE]
             ) from None
         except (OSError, wire.WireError) as exc:
+            if _timed_out(exc):
+                raise PolicyConnectionError(
+                    f"policy server at {self.url} did not answer GET /info within {self.preflight_timeout:g} s (is it stuck?)"
+                ) from None
             raise PolicyConnectionError(f"policy server at {self.url} did not answer GET /info: {one_line(str(exc))}") from None
         if not isinstance(info, dict):
             raise PolicyConnectionError(f"policy server at {self.url} answered GET /info with a non-object")
@@ -108,6 +158,10 @@ class HttpPolicyClient:
         except urllib.error.HTTPError as exc:
             raise PolicyError(f"{failed}: HTTP {exc.code} {exc.reason}: {_error_text(exc)}"[:_MAX_MESSAGE]) from None
         except (OSError, wire.WireError) as exc:
+            if _timed_out(exc):
+                raise PolicyError(
+                    f"{failed}: no answer within {self.read_timeout:g} s (raise --policy-timeout if the model is this slow)"
+                ) from None
             raise PolicyError(f"{failed}: {one_line(str(exc))}"[:_MAX_MESSAGE]) from None
         if not isinstance(response, dict) or "action" not in response:
             raise PolicyError(f"{failed}: the response has no 'action'")
