@@ -53,7 +53,8 @@ class PuckCondition:
 
 
 class PuckEpisode(Episode):
-    def __init__(self, seed: int) -> None:
+    def __init__(self, condition: PuckCondition, seed: int) -> None:
+        self.condition = condition
         self._model = mujoco.MjModel.from_xml_string(SCENE)
         self._data = mujoco.MjData(self._model)
         self.start = 0.05 * np.random.default_rng(seed).uniform(-1, 1)
@@ -99,11 +100,11 @@ class PuckSuite(Suite):
         return (PuckCondition(),)
 
     def make_episode(self, condition, seed, controller, detail):
-        return PuckEpisode(seed)
+        return PuckEpisode(condition, seed)
 
-    def build_request(self, condition, image, state, reset):
-        return {"image": {"overview": image}, "state": {"states": state[None]}, "instruction": condition.instruction,
-                "history": {"reset": reset}}
+    def build_request(self, episode, image, reset):
+        return {"image": {"overview": image}, "state": {"states": episode.state()[None]},
+                "instruction": episode.condition.instruction, "history": {"reset": reset}}
 
 
 def push(request: dict) -> dict:

@@ -23,7 +23,7 @@ import pytest
 
 from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.eval import policy_source
-from humanoidtoolbench.suites.toolbench import SUITE
+from humanoidtoolbench.suites.toolbench.suite import request
 from humanoidtoolbench.suites.toolbench.registry import parse
 from humanoidtoolbench.policies.errors import PolicyConnectionError, PolicyError
 from humanoidtoolbench.policies.http_client import HttpPolicyClient
@@ -226,7 +226,7 @@ WAITING = re.compile(r"waiting for the policy server at http://127\.0\.0\.1:\d+ 
 
 
 def small_request() -> dict:
-    return SUITE.build_request(parse("G1BallMove-L0-S"), np.zeros((360, 640, 3), np.uint8), np.zeros(32, np.float32), True)
+    return request(parse("G1BallMove-L0-S"), np.zeros((360, 640, 3), np.uint8), np.zeros(32, np.float32), True)
 
 
 def test_a_stuck_policy_call_times_out_with_one_line_naming_the_url_and_the_timeout():

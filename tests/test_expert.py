@@ -9,7 +9,7 @@ from humanoidtoolbench.control import decoupled_v1 as contract
 from humanoidtoolbench.policies.baselines import CHUNK, RandomPolicy, zero
 from humanoidtoolbench.policies.reply import EPISODE_SEED_KEY
 from humanoidtoolbench.robot.joints import BY_NAME
-from humanoidtoolbench.suites.toolbench import SUITE
+from humanoidtoolbench.suites.toolbench.suite import request
 from humanoidtoolbench.suites.toolbench.episode import TaskEpisode
 from humanoidtoolbench.suites.toolbench.expert import Expert
 from humanoidtoolbench.suites.toolbench.registry import parse
@@ -18,7 +18,7 @@ BLANK = np.zeros((360, 640, 3), np.uint8)
 
 
 def build_request(state, reset: bool, condition=parse("G1BallMove-L1-S")) -> dict:
-    return SUITE.build_request(condition, BLANK, state, reset)
+    return request(condition, BLANK, state, reset)
 
 
 def run_expert(name: str, seed: int, max_steps: int = 3000):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from humanoidtoolbench.suites.toolbench import fracture
-from humanoidtoolbench.suites.toolbench.metrics import HoldCounter, inside_ring, lifted
+from humanoidtoolbench.suites.base import HoldCounter
+from humanoidtoolbench.suites.toolbench.metrics import inside_ring, lifted
 
 
 @pytest.mark.parametrize("lift, ok", [(0.079, False), (0.080, True), (0.081, True), (-0.2, False)])

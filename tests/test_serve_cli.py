@@ -13,7 +13,7 @@ import pytest
 
 from humanoidtoolbench.cli import serve
 from humanoidtoolbench.cli.serve import main
-from humanoidtoolbench.suites.toolbench import SUITE
+from humanoidtoolbench.suites.toolbench.suite import request
 from humanoidtoolbench.suites.toolbench.registry import parse
 from humanoidtoolbench.policies.http_client import HttpPolicyClient
 
@@ -93,7 +93,7 @@ def test_the_example_server_runs_from_the_source_tree_with_numpy_alone():
         port = int(first.rsplit(":", 1)[1])
         client = HttpPolicyClient("127.0.0.1", port)
         assert client.preflight()["checkpoint"] == "c"
-        request = SUITE.build_request(parse("G1BallMove-L0-S"), np.zeros((360, 640, 3), np.uint8), np.zeros(32, np.float32), True)
+        request = request(parse("G1BallMove-L0-S"), np.zeros((360, 640, 3), np.uint8), np.zeros(32, np.float32), True)
         assert client.act(request).action.shape[1] == 36
         client.release()
     finally:

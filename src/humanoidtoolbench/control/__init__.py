@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 # Controller name -> "module:class", imported on use (importing a controller loads MuJoCo).
-CONTROLLERS = {"assisted": "humanoidtoolbench.control.assisted:AssistedController"}
+CONTROLLERS = {
+    "assisted": "humanoidtoolbench.control.assisted:AssistedController",
+    "servo": "humanoidtoolbench.control.servo:ServoController",
+}
 
 
 def make_controller(name: str):

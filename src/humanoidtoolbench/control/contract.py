@@ -1,8 +1,10 @@
 """The ActionContract seam: what a policy's actions and state mean, for any suite.
 
 A contract validates a policy's chunk, decodes each row into the command its
-controllers execute, reads the policy state from the simulator, and states
-its Gymnasium spaces. Suites name their contract; `get(name)` returns it.
+controllers execute and states its Gymnasium action space; a contract that
+fixes the policy state (decoupled_v1) also reads it from the simulator,
+while others leave the state to their suite's observation. Suites name
+their contract; `get(name)` returns it.
 `decoupled_v1` (the tool-use protocol) is the first; a joint-position
 contract and a discrete skill contract come with the suites that use them.
 """
@@ -37,7 +39,6 @@ def describe(arr) -> str:
 class ActionContract(ABC):
     name: str
     action_dim: int
-    state_dim: int
 
     def validate(self, action) -> np.ndarray:
         """A policy's return value as a finite float64 (T, action_dim) chunk, or ActionError."""
@@ -62,22 +63,15 @@ class ActionContract(ABC):
         """One validated row as the command a controller executes."""
 
     @abstractmethod
-    def state_reader(self, model):
-        """An object whose `read(data, ...)` returns the policy state."""
-
-    @abstractmethod
     def action_space(self):
         """The Gymnasium space of one row."""
-
-    @abstractmethod
-    def state_space(self):
-        """The Gymnasium space of the policy state."""
 
 
 def get(name: str) -> ActionContract:
     from .decoupled_v1 import DECOUPLED_V1
+    from .joint_position import JOINT_POSITION_V1
 
-    contracts = {DECOUPLED_V1.name: DECOUPLED_V1}
+    contracts = {c.name: c for c in (DECOUPLED_V1, JOINT_POSITION_V1)}
     if name not in contracts:
         raise ValueError(f"unknown action contract {name!r}; available: {sorted(contracts)}")
     return contracts[name]

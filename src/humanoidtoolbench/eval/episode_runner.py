@@ -88,7 +88,7 @@ def run_episode(settings: EvalSettings, policy, seed: int, run: RunDir, on_step=
                         t = time.perf_counter()
                         head = cams.render(episode.data, cams_spec.policy_camera)
                         timings["render"] += time.perf_counter() - t
-                    request = suite.build_request(cond, head, episode.state(), reset=requests == 0)
+                    request = suite.build_request(episode, head, reset=requests == 0)
                     if getattr(policy, "transport", "") == "in-process":
                         request[EPISODE_SEED_KEY] = seed
                         request[REQUEST_INDEX_KEY] = requests

@@ -17,8 +17,17 @@ TIMESTEP = 0.005  # s
 SUBSTEPS = 4  # physics steps per policy command
 CONTROL_DT = TIMESTEP * SUBSTEPS  # 50 Hz
 
-ROOM_SIZE = (5.0, 5.0, 3.0)
-ROOM_CENTRE = (0.4, 0.0)
+
+
+@dataclass(frozen=True)
+class Room:
+    """Floor and walls (and optionally a ceiling) around the scene."""
+
+    size: tuple[float, float, float] = (5.0, 5.0, 3.0)  # x, y, wall height (m)
+    centre: tuple[float, float] = (0.4, 0.0)
+    ceiling: bool = False
+
+
 # Spacing of the grid a plane is drawn as. A finer grid only refines per-vertex specular
 # light (under 0.5 grey levels on average) but costs a quarter of the software-rendering time.
 PLANE_GRID = 1.0  # m
@@ -38,7 +47,7 @@ class RoomStyle:
     wall_rgb: tuple[float, float, float] = (0.80, 0.79, 0.75)
 
 
-def new_spec(style: RoomStyle = RoomStyle()) -> mujoco.MjSpec:
+def new_spec(style: RoomStyle = RoomStyle(), room: Room = Room()) -> mujoco.MjSpec:
     spec = mujoco.MjSpec()
     spec.modelname = "humanoidtoolbench"
     spec.compiler.degree = False  # every angle in the scene is in radians
@@ -59,12 +68,12 @@ def new_spec(style: RoomStyle = RoomStyle()) -> mujoco.MjSpec:
     vis.headlight.specular = [0, 0, 0]
     vis.map.znear = 0.01
 
-    _add_room(spec, style)
+    _add_room(spec, style, room)
     _add_lights(spec, style)
     return spec
 
 
-def _add_room(spec: mujoco.MjSpec, style: RoomStyle) -> None:
+def _add_room(spec: mujoco.MjSpec, style: RoomStyle, room: Room) -> None:
     spec.add_texture(
         name="floor_tex",
         type=mujoco.mjtTexture.mjTEXTURE_2D,
@@ -77,8 +86,8 @@ def _add_room(spec: mujoco.MjSpec, style: RoomStyle) -> None:
     floor_mat = spec.add_material(name="floor_mat", texrepeat=[6, 6], reflectance=0.0)
     floor_mat.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = "floor_tex"
     spec.add_material(name="wall_mat", rgba=[*style.wall_rgb, 1])
-    sx, sy, sz = ROOM_SIZE
-    cx, cy = ROOM_CENTRE
+    sx, sy, sz = room.size
+    cx, cy = room.centre
     floor = spec.worldbody.add_geom(
         name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[sx / 2, sy / 2, PLANE_GRID], pos=[cx, cy, 0], material="floor_mat"
     )
@@ -96,6 +105,14 @@ def _add_room(spec: mujoco.MjSpec, style: RoomStyle) -> None:
         wall.alt.type = mujoco.mjtOrientation.mjORIENTATION_XYAXES
         wall.alt.xyaxes = list(xyaxes)
         collision.assign(wall, collision.WORLD)
+    if room.ceiling:
+        ceiling = spec.worldbody.add_geom(
+            name="ceiling", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[sx / 2, sy / 2, PLANE_GRID], pos=[cx, cy, sz],
+            material="wall_mat",
+        )
+        ceiling.alt.type = mujoco.mjtOrientation.mjORIENTATION_XYAXES
+        ceiling.alt.xyaxes = [1, 0, 0, 0, -1, 0]  # facing down into the room
+        collision.assign(ceiling, collision.WORLD)
 
 
 def _add_lights(spec: mujoco.MjSpec, style: RoomStyle) -> None:

@@ -21,6 +21,8 @@ class Simulation:
         self.controller = controller
         controller.bind(self.model)
         self.state = StateReader(self.model)
+        # Scene entities acting every physics step (a magnetic seat), after the controller's hook.
+        self.physics_step_hooks: list[Callable[[mujoco.MjData], None]] = []
 
     def reset(self, spawn: BasePose, upper_pose: np.ndarray) -> None:
         mujoco.mj_resetData(self.model, self.data)
@@ -31,9 +33,11 @@ class Simulation:
         """Execute one command: the controller sets its inputs, then 4 physics steps
         (with its per-physics-step hook before each, if it has one)."""
         self.controller.apply(self.data, cmd, CONTROL_DT)
-        if self.controller.physics_step_hook:
+        if self.controller.physics_step_hook or self.physics_step_hooks:
             for _ in range(SUBSTEPS):
                 self.controller.before_physics_step(self.data)
+                for hook in self.physics_step_hooks:
+                    hook(self.data)
                 mujoco.mj_step(self.model, self.data)
         else:
             mujoco.mj_step(self.model, self.data, SUBSTEPS)

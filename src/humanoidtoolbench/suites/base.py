@@ -68,6 +68,18 @@ class StepResult:
     outcome: str | None = None  # SUCCESS, FELL or one of the suite's own terminations
 
 
+class HoldCounter:
+    """Success once a predicate has held for `required` consecutive control steps; a miss resets it."""
+
+    def __init__(self, required: int) -> None:
+        self.required = max(int(required), 1)
+        self.count = 0
+
+    def update(self, ok: bool) -> bool:
+        self.count = self.count + 1 if ok else 0
+        return self.count >= self.required
+
+
 def terminal_outcome(success: bool, fallen: bool) -> str | None:
     """The shared order of early endings: success first, then a fall."""
     return SUCCESS if success else FELL if fallen else None
@@ -77,6 +89,7 @@ class Episode(ABC):
     """The Task seam: one seeded episode of a condition, stepped one command at a time."""
 
     settle_steps: int = 0
+    condition: Condition
 
     @property
     @abstractmethod
@@ -143,7 +156,7 @@ class Suite(ABC):
         """A fresh episode (reset by the caller)."""
 
     @abstractmethod
-    def build_request(self, condition: Condition, image: np.ndarray, state: np.ndarray, reset: bool) -> dict:
+    def build_request(self, episode: Episode, image: np.ndarray, reset: bool) -> dict:
         """The request a policy receives: exactly the fields of the suite's public protocol."""
 
     def register_gymnasium(self, gymnasium) -> None:

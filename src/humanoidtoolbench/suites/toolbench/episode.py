@@ -7,6 +7,7 @@ through this class.
 from __future__ import annotations
 
 import math
+
 import mujoco
 import numpy as np
 
@@ -16,12 +17,12 @@ from ...control.base import Controller
 from ...robot.joints import PELVIS
 from ...sim import scene
 from ...sim.simulation import Simulation, home_upper_pose
-from ..base import Episode, StepResult, terminal_outcome
+from ..base import Episode, HoldCounter, StepResult, terminal_outcome
 from . import bench, markers
 from .contacts import ContactIndex, is_hand_body, subtree_bodies
 from .fracture import IceFracture, add_ice_block, shard_name
 from .layout import BALL, DECOY, ICE, TOOL, Layout, sample_layout
-from .metrics import Bodies, EpisodeMetrics, HoldCounter
+from .metrics import Bodies, EpisodeMetrics
 from .registry import HOLD_STEPS, Condition
 
 SETTLE_MIN_STEPS = 25

@@ -32,18 +32,6 @@ def inside_ring(ball_xy, ring_xy) -> bool:
     return float(np.hypot(*np.subtract(ball_xy, ring_xy))) <= RING_RADIUS
 
 
-class HoldCounter:
-    """Success once the predicate has held for `required` consecutive checks."""
-
-    def __init__(self, required: int) -> None:
-        self.required = required
-        self.count = 0
-
-    def update(self, ok: bool) -> bool:
-        self.count = self.count + 1 if ok else 0
-        return self.count >= self.required
-
-
 @dataclass(frozen=True)
 class Bodies:
     """Free-joint qpos addresses of the bodies the metrics follow."""

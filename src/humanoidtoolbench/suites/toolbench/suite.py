@@ -19,6 +19,17 @@ IMAGE_KEY = f"rgb_{POLICY_CAMERA}"
 OUTCOME_FLAG = {"BallMove": "on_spot", "BallRetrieve": "in_target_area"}
 
 
+def request(condition: Condition, image: np.ndarray, state: np.ndarray, reset: bool) -> dict:
+    """The public request: exactly the fields a policy written for the protocol expects."""
+    return {
+        "image": {IMAGE_KEY: image},
+        "state": {"states": state.reshape(1, -1).astype(np.float32)},
+        "instruction": condition.instruction,
+        # No image history is kept; like the original client, one empty list per image key.
+        "history": {IMAGE_KEY: [], "reset": reset},
+    }
+
+
 class ToolBench(Suite):
     name = "toolbench"
     protocol = StandardProtocol(
@@ -50,14 +61,8 @@ class ToolBench(Suite):
 
         return TaskEpisode(condition, seed, controller=controller, detail=detail)
 
-    def build_request(self, condition: Condition, image: np.ndarray, state: np.ndarray, reset: bool) -> dict:
-        return {
-            "image": {IMAGE_KEY: image},
-            "state": {"states": state.reshape(1, -1).astype(np.float32)},
-            "instruction": condition.instruction,
-            # No image history is kept; like the original client, one empty list per image key.
-            "history": {IMAGE_KEY: [], "reset": reset},
-        }
+    def build_request(self, episode, image: np.ndarray, reset: bool) -> dict:
+        return request(episode.condition, image, episode.state(), reset)
 
     def register_gymnasium(self, gymnasium) -> None:
         for cond in registry.CONDITIONS:

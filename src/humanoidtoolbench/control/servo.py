@@ -1,0 +1,50 @@
+"""`servo`: joint position servos on the free-floating robot, and nothing else.
+
+Each command (`joint_position_v1`) sets every actuated joint's target; the
+robot's PD servos track them under their effort limits, feet on the floor,
+with no controller keeping it upright. Balance is the policy's job, as on
+the real robot; this is how Fiatlux policies act.
+"""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+
+from .base import BasePose, Controller
+from .joint_position import JOINT_NAMES, JointTargets
+
+ROOT = "floating_base_joint"
+
+
+class ServoController(Controller):
+    name = "servo"
+    variant = "free"
+
+    def edit_robot_spec(self, spec: mujoco.MjSpec) -> None:
+        """The free variant is used as derived: floating base, servos on every joint."""
+
+    def bind(self, model: mujoco.MjModel) -> None:
+        root = model.joint(ROOT)
+        self._root_qpos = int(model.jnt_qposadr[root.id])
+        self._root_dof = int(model.jnt_dofadr[root.id])
+        self._act = np.array([model.actuator(n.removesuffix("_joint")).id for n in JOINT_NAMES])
+        self._qpos = np.array([model.jnt_qposadr[model.joint(n).id] for n in JOINT_NAMES])
+        self._dof = np.array([model.jnt_dofadr[model.joint(n).id] for n in JOINT_NAMES])
+
+    def reset(self, data: mujoco.MjData, spawn: BasePose, pose: np.ndarray) -> None:
+        """Pelvis at `spawn` (roll and pitch included), every joint and its target at `pose` (JOINT_NAMES order)."""
+        q = np.zeros(4)
+        mujoco.mju_euler2Quat(q, [spawn.roll, spawn.pitch, spawn.yaw], "xyz")
+        data.qpos[self._root_qpos : self._root_qpos + 7] = [spawn.x, spawn.y, spawn.z, *q]
+        data.qvel[self._root_dof : self._root_dof + 6] = 0.0
+        data.qpos[self._qpos] = pose
+        data.qvel[self._dof] = 0.0
+        data.ctrl[self._act] = pose
+
+    def apply(self, data: mujoco.MjData, cmd: JointTargets, dt: float) -> None:
+        data.ctrl[self._act] = cmd.q  # clamped to each joint's range by ctrlrange
+
+    def base_pose(self, data: mujoco.MjData) -> BasePose:
+        a = self._root_qpos
+        return BasePose.from_quat(data.qpos[a : a + 3], data.qpos[a + 3 : a + 7])
