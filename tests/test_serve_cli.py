@@ -93,8 +93,8 @@ def test_the_example_server_runs_from_the_source_tree_with_numpy_alone():
         port = int(first.rsplit(":", 1)[1])
         client = HttpPolicyClient("127.0.0.1", port)
         assert client.preflight()["checkpoint"] == "c"
-        request = request(parse("G1BallMove-L0-S"), np.zeros((360, 640, 3), np.uint8), np.zeros(32, np.float32), True)
-        assert client.act(request).action.shape[1] == 36
+        blank = request(parse("G1BallMove-L0-S"), np.zeros((360, 640, 3), np.uint8), np.zeros(32, np.float32), True)
+        assert client.act(blank).action.shape[1] == 36
         client.release()
     finally:
         server.terminate()
