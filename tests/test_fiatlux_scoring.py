@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import h5py
 import numpy as np
 import pytest
 
+import humanoidtoolbench
 from humanoidtoolbench.suites.fiatlux.bag import BagError, BagWriter, bag_path, column_dtype, read_bag
+from humanoidtoolbench.suites.fiatlux.scoring import (
+    EpisodeScore,
+    ScoreError,
+    SubtaskScore,
+    markdown,
+    rollup,
+    score_episode,
+    score_run,
+    score_subtask,
+)
 from humanoidtoolbench.suites.fiatlux.weights import BY_TASK_ID, FACTORS, SUBTASKS, TOTAL_WEIGHT
 
 # Table III of the paper, as published.
@@ -226,3 +241,178 @@ def test_writer_abort_and_exception_leave_no_file(tmp_path):
         writer.append, {k: v for k, v in row.items() if k != "grip_force"}
     )
     assert "the episode has no steps" in one_line_bag_error(BagWriter(path, make_meta()).close)
+
+
+# --- scoring ---------------------------------------------------------------------------------------
+
+
+def episode(cols: dict, **meta_fields) -> EpisodeScore:
+    return score_episode(make_meta(**meta_fields), cols)
+
+
+@pytest.mark.parametrize(
+    "rows, rho",
+    [
+        (("1111", "0000"), 1.0),  # the whole gate holds at reset: nothing left to earn
+        (("1000", "1100", "1110"), 2 / 3),  # from 1 of 4 to 3 of 4
+        (("0000", "1110", "0000", "0100"), 3 / 4),  # the best row counts although it falls back
+        (("1100", "0011", "1010"), 0.0),  # as many true as at reset, never more
+        (("0000", "1111"), 1.0),
+    ],
+)
+def test_gate_progress(rows, rho):
+    assert episode(make_columns(len(rows), **gates(*rows))).gate_progress == rho
+
+
+def test_control_effort_is_the_mean_over_steps_of_the_sum_of_squared_actions():
+    cols = make_columns(3, actions=[[1.0, 2.0], [0.0, 0.0], [3.0, 0.0]])
+    assert episode(cols).control_effort == 14 / 3  # (5 + 0 + 9) / 3
+    assert episode(cols).length == 3
+
+
+def test_broken_only_above_the_glass_limit_on_either_hand(tmp_path):
+    def recorded(**cols) -> EpisodeScore:  # through a bag: forces are stored as float32
+        return score_episode(*read_bag(write_bag(tmp_path / "episode_0.h5", make_meta(), make_columns(2, **cols))))
+
+    at_limit = np.zeros((2, 2, 3))
+    at_limit[1, 0] = [30.0, 40.0, 0.0]  # |F| = 50 N exactly
+    for hand in ("contact_force", "contact_force_left"):
+        score = recorded(**{hand: at_limit})
+        assert (score.broken, score.peak_contact_force) == (False, 50.0)
+
+    above = np.zeros((2, 2, 3))
+    above[0, 1] = [0.0, 0.0, 50.01]
+    for hand in ("contact_force", "contact_force_left"):
+        score = recorded(**{hand: above})
+        assert (score.broken, score.peak_contact_force) == (True, float(np.float32(50.01)))
+
+
+def test_dropped_by_the_term_or_by_a_bulb_below_its_floor():
+    assert not episode(make_columns(2)).dropped
+    assert episode(make_columns(2, dropped_term=[False, True])).dropped
+
+    def bulb_at(z):
+        return np.array([[0.3, 0.0, 1.0], [0.3, 0.0, z]])
+
+    assert episode(make_columns(2, old_bulb_pos=bulb_at(0.14))).dropped  # old bulb floor 0.15 m
+    assert not episode(make_columns(2, old_bulb_pos=bulb_at(0.16))).dropped
+    assert episode(make_columns(2, fresh_bulb_pos=bulb_at(0.39))).dropped  # fresh bulb floor 0.4 m
+    assert not episode(make_columns(2, fresh_bulb_pos=bulb_at(0.41))).dropped
+
+
+def test_success_at_the_last_step_and_clean_success():
+    succeeded = {"success_term": [False, True], **gates("0000", "1111")}
+    score = episode(make_columns(2, **succeeded))
+    assert (score.success, score.clean_success, score.gate_progress) == (True, True, 1.0)
+
+    crushed = np.zeros((2, 2, 3))
+    crushed[1, 0, 2] = 60.0
+    score = episode(make_columns(2, contact_force=crushed, **succeeded))
+    assert (score.success, score.broken, score.clean_success) == (True, True, False)
+    score = episode(make_columns(2, dropped_term=[True, False], **succeeded))
+    assert (score.success, score.dropped, score.clean_success) == (True, True, False)
+    score = episode(make_columns(2, success_term=[True, False]))
+    assert (score.success, score.clean_success) == (False, False)
+
+
+def test_subtask_score_is_half_success_rate_plus_half_mean_gate_progress():
+    task = "FIATLUX-S08-GrabNewBulb-v0"
+    crushed = np.zeros((1, 2, 3))
+    crushed[0, 0] = [0.0, 70.0, 0.0]
+    episodes = [
+        episode(make_columns(1, success_term=[True], **gates("1111")), task_id=task, seed=0),
+        episode(make_columns(1, success_term=[True], contact_force=crushed, **gates("1111")), task_id=task, seed=1),
+        episode(make_columns(3, actions=np.ones((3, 2)), **gates("0000", "1100", "1000")), task_id=task, seed=2),
+        episode(make_columns(4, **gates("0000", "0000", "0000", "0000")), task_id=task, seed=3),
+    ]
+    s = score_subtask(episodes)
+    assert (s.key, s.task_id, s.weight) == ("S08", task, 1.4)
+    assert (s.success_rate, s.clean_success_rate, s.broken_rate, s.dropped_rate) == (0.5, 0.25, 0.25, 0.0)
+    assert s.gate_progress == 0.625  # (1 + 1 + 0.5 + 0) / 4
+    assert s.score == 0.5625  # 0.5 * 0.5 + 0.5 * 0.625
+    assert (s.peak_contact_force, s.mean_control_effort, s.mean_episode_length) == (70.0, 0.5, 2.25)
+    assert len(s.episodes) == 4
+    with pytest.raises(ScoreError, match="one task"):
+        score_subtask([episodes[0], episode(make_columns(1))])
+    with pytest.raises(ScoreError, match="not a Fiatlux subtask"):
+        score_subtask([episode(make_columns(1), task_id="FIATLUX-S13-Unknown-v0")])
+
+
+def subtask_with_score(subtask, s: float) -> SubtaskScore:
+    """A subtask of one episode whose score is `s` (gate progress 2s on a failed episode, s <= 0.5)."""
+    progress = {0.0: "0000", 0.125: "1000", 0.25: "1100", 0.375: "1110", 0.5: "1111"}[s]
+    return score_subtask([episode(make_columns(2, **gates("0000", progress)), task_id=subtask.task_id)])
+
+
+def test_rollup_excludes_and_lists_missing_subtasks():
+    present = [t for t in SUBTASKS if t.key not in ("S02", "S04")]
+    scores = {"S01": 0.5, "S03": 0.25, "S05": 0.0, "S06": 0.125, "S07": 0.5,
+              "S08": 0.375, "S09": 0.0, "S10": 0.25, "S11": 0.5, "S12": 0.125}  # fmt: skip
+    result = rollup([subtask_with_score(t, scores[t.key]) for t in reversed(present)])
+    assert [s.key for s in result.subtasks] == [t.key for t in present]  # table order
+    assert result.missing == ("FIATLUX-S02-ClimbLadder-v0", "FIATLUX-S04-DescendWithBulb-v0")
+    assert result.weight_scored == pytest.approx(26.55, abs=1e-12)  # 34.05 - 3.00 - 4.50
+    assert result.weight_total == pytest.approx(34.05, abs=1e-12)
+    # 2.25*.5 + 4.2*.25 + 1.8*.125 + 1*.5 + 1.4*.375 + 4.5*.25 + 5.4*.5 + 3*.125 = 7.625
+    assert result.weighted_score == pytest.approx(7.625 / 26.55, abs=1e-12)
+    with pytest.raises(ScoreError, match="once"):
+        rollup([subtask_with_score(SUBTASKS[0], 0.5)] * 2)
+
+
+def test_score_run_groups_bags_by_task_and_renders_markdown(tmp_path):
+    s05, s06 = "FIATLUX-S05-CarryBulbToDisposal-v0", "FIATLUX-S06-DisposeBulb-v0"
+    s06_conjuncts = ("inside", "at_rest", "released", "standing")
+    win = {"success_term": [False, True], **gates("0000", "1111")}
+    write_bag(tmp_path / "a" / "bags" / "episode_0.h5", make_meta(s05, 0), make_columns(2, **win))
+    write_bag(tmp_path / "a" / "bags" / "episode_1.h5", make_meta(s05, 1), make_columns(4, **gates("0000", "0000", "1100", "0000")))
+    write_bag(
+        tmp_path / "b" / "bags" / "episode_0.h5",
+        make_meta(s06, 0, s06_conjuncts),
+        make_columns(3, s06_conjuncts, actions=np.ones((3, 2)), success_term=[False, False, True], **gates("0000", "1100", "1111", conjuncts=s06_conjuncts)),
+    )  # fmt: skip
+
+    result = score_run(tmp_path)
+    s5, s6 = result.subtasks
+    assert (s5.task_id, len(s5.episodes), s5.success_rate, s5.gate_progress, s5.score) == (s05, 2, 0.5, 0.75, 0.625)
+    assert (s6.task_id, len(s6.episodes), s6.success_rate, s6.gate_progress, s6.score) == (s06, 1, 1.0, 1.0, 1.0)
+    assert result.weighted_score == pytest.approx((1.5 * 0.625 + 1.8 * 1.0) / 3.3, abs=1e-12)
+    assert len(result.missing) == 10
+    assert result.to_json()["subtasks"][0]["episodes"][1] == {
+        "task_id": s05, "seed": 1, "success": False, "broken": False, "dropped": False, "clean_success": False,
+        "peak_contact_force": 0.0, "control_effort": 0.0, "length": 4, "gate_progress": 0.5,
+    }  # fmt: skip
+    assert json.loads(json.dumps(result.to_json()))["missing"][0] == "FIATLUX-S01-MoveLadder-v0"
+
+    assert markdown(result) == (
+        "| Subtask | Weight | Episodes | Success | Clean success | Broken | Dropped | ρ | s | Effort | Mean length |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        "| S05 CarryBulbToDisposal | 1.50 | 2 | 0.50 | 0.50 | 0.00 | 0.00 | 0.750 | 0.625 | 0.000 | 3.0 |\n"
+        "| S06 DisposeBulb | 1.80 | 1 | 1.00 | 1.00 | 0.00 | 0.00 | 1.000 | 1.000 | 2.000 | 3.0 |\n"
+        "\n"
+        "Weighted S = 0.8295 over 2 of 12 subtasks (weight 3.30 of 34.05).\n"
+        "Missing, so excluded rather than scored zero: S01 MoveLadder, S02 ClimbLadder, S03 RemoveOldBulb, "
+        "S04 DescendWithBulb, S07 ApproachNewBulb, S08 GrabNewBulb, S09 CarryBulbToLadder, S10 ClimbWithBulb, "
+        "S11 ScrewInBulb, S12 ClimbDown.\n"
+    )
+
+
+def test_score_run_refuses_an_empty_directory_and_two_runs_of_one_seed(tmp_path):
+    with pytest.raises(ScoreError, match="no bags"):
+        score_run(tmp_path)
+    for run in ("zero", "random"):
+        write_bag(tmp_path / run / "bags" / "episode_0.h5", make_meta(), make_columns(1))
+    with pytest.raises(ScoreError, match="seed 0 is also in"):
+        score_run(tmp_path)
+
+
+def test_scorer_imports_without_mujoco_or_torch():
+    src = Path(humanoidtoolbench.__file__).parents[1]
+    code = (
+        "import sys\n"
+        "sys.modules['mujoco'] = None\n"  # any `import mujoco` now raises ImportError
+        "import humanoidtoolbench.suites.fiatlux.scoring\n"
+        "assert 'torch' not in sys.modules\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(src), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
