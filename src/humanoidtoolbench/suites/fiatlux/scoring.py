@@ -1,0 +1,223 @@
+"""The Fiatlux scorer: per-subtask scores and the weighted rollup, from bags alone.
+
+It imports neither MuJoCo nor torch, so a run can be scored anywhere its files
+are. Each bag says what its episode needs judging by (gate conjuncts, bulb
+floors, glass limit); the weights come from `weights.SUBTASKS`.
+
+A subtask's score s = 0.5 success rate + 0.5 mean gate progress, so an episode
+that never succeeds still earns credit for the best moment of its gate. The
+rollup S = sum(w s) / sum(w) runs over the subtasks that have episodes; a
+missing subtask is listed, not scored zero, so a run over part of the
+benchmark (the paper's teleoperation covers 8 of 12) says what it covers.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import numpy as np
+
+from .bag import BAG_GLOB, GATE_PREFIX, read_bag
+from .weights import BY_TASK_ID, SUBTASKS, TOTAL_WEIGHT
+
+SUCCESS_SHARE = 0.5  # s = SUCCESS_SHARE * success rate + (1 - SUCCESS_SHARE) * gate progress
+
+
+class ScoreError(ValueError):
+    """Bags that cannot be scored together; one line."""
+
+
+class _Result(msgspec.Struct, frozen=True, kw_only=True):
+    def to_json(self) -> dict[str, Any]:
+        return msgspec.to_builtins(self)
+
+
+class EpisodeScore(_Result):
+    """One episode, judged from its bag."""
+
+    task_id: str
+    seed: int
+    success: bool  # success_term at the last step
+    broken: bool  # some hand's contact force on a bulb exceeded the glass limit
+    dropped: bool  # the drop termination fired, or a bulb went below its floor
+    clean_success: bool  # success, neither broken nor dropped
+    peak_contact_force: float  # N, largest over steps, bodies and both hands
+    control_effort: float  # mean over steps of sum(a^2)
+    length: int  # steps
+    gate_progress: float  # rho, see gate_progress()
+
+
+class SubtaskScore(_Result):
+    """One subtask over its episodes."""
+
+    key: str
+    task_id: str
+    weight: float
+    episodes: tuple[EpisodeScore, ...]
+    success_rate: float
+    clean_success_rate: float
+    broken_rate: float
+    dropped_rate: float
+    peak_contact_force: float  # largest over the episodes
+    mean_control_effort: float
+    mean_episode_length: float
+    gate_progress: float  # mean rho
+    score: float  # s
+
+
+class FiatluxScore(_Result):
+    """The subtasks that have episodes, in table order, and their weighted score S."""
+
+    subtasks: tuple[SubtaskScore, ...]
+    weighted_score: float  # S over the subtasks present
+    weight_scored: float  # sum of their weights
+    weight_total: float  # sum of all twelve
+    missing: tuple[str, ...]  # task IDs without episodes: excluded, not scored zero
+
+
+def gate_progress(gates: np.ndarray) -> float:
+    """rho: the share of the conjuncts false at reset that the best row made true together.
+
+    `gates` is (T, n) bool, one column per conjunct. Counting from row 0 keeps a
+    conjunct that holds at reset from earning credit; an episode whose gate
+    holds entirely at reset has nothing left to earn and gets 1.0. The best row
+    counts even when the episode later falls back. The original clamps the
+    result to [0, 1]; row 0 is among the rows, so it cannot leave that range.
+    """
+    counts = gates.sum(axis=1)
+    n, start = gates.shape[1], int(counts[0])
+    if start == n:
+        return 1.0
+    return (int(counts.max()) - start) / (n - start)
+
+
+def score_episode(meta: Mapping[str, Any], columns: Mapping[str, np.ndarray]) -> EpisodeScore:
+    """Judge one episode from a bag's meta and columns (as `read_bag` returns them).
+
+    A bulb the task sets down on purpose has no entry in the meta's drop floors,
+    so only unintended drops count.
+    """
+    forces = np.concatenate([columns["contact_force"], columns["contact_force_left"]], axis=1)
+    peak = float(np.linalg.norm(forces.astype(np.float64), axis=-1).max(initial=0.0))
+    broken = peak > meta["glass_contact_limit_n"]
+    below_floor = any(
+        bool((columns[f"{bulb}_pos"][:, 2].astype(np.float64) < floor).any())
+        for bulb, floor in meta["drop_min_height_by_bulb"].items()
+    )
+    dropped = bool(columns["dropped_term"].any()) or below_floor
+    success = bool(columns["success_term"][-1])
+    actions = columns["actions"].astype(np.float64)
+    gates = np.stack([columns[f"{GATE_PREFIX}{c}"] for c in meta["gate_conjuncts"]], axis=1)
+    return EpisodeScore(
+        task_id=meta["task_id"],
+        seed=meta["seed"],
+        success=success,
+        broken=broken,
+        dropped=dropped,
+        clean_success=success and not broken and not dropped,
+        peak_contact_force=peak,
+        control_effort=float(np.mean(np.sum(actions**2, axis=1))),
+        length=len(actions),
+        gate_progress=gate_progress(gates),
+    )
+
+
+def score_subtask(episodes: Sequence[EpisodeScore]) -> SubtaskScore:
+    """Aggregate one subtask's episodes (at least one, all of the same task)."""
+    task_ids = {e.task_id for e in episodes}
+    if len(task_ids) != 1:
+        raise ScoreError(f"a subtask is scored over episodes of one task; got {sorted(task_ids)}")
+    (task_id,) = task_ids
+    if task_id not in BY_TASK_ID:
+        raise ScoreError(f"{task_id!r} is not a Fiatlux subtask")
+    subtask = BY_TASK_ID[task_id]
+
+    def mean(values) -> float:
+        return float(np.mean(list(values), dtype=np.float64))
+
+    success_rate = mean(e.success for e in episodes)
+    rho = mean(e.gate_progress for e in episodes)
+    return SubtaskScore(
+        key=subtask.key,
+        task_id=task_id,
+        weight=subtask.weight,
+        episodes=tuple(episodes),
+        success_rate=success_rate,
+        clean_success_rate=mean(e.clean_success for e in episodes),
+        broken_rate=mean(e.broken for e in episodes),
+        dropped_rate=mean(e.dropped for e in episodes),
+        peak_contact_force=max(e.peak_contact_force for e in episodes),
+        mean_control_effort=mean(e.control_effort for e in episodes),
+        mean_episode_length=mean(e.length for e in episodes),
+        gate_progress=rho,
+        score=SUCCESS_SHARE * success_rate + (1 - SUCCESS_SHARE) * rho,
+    )
+
+
+def rollup(subtasks: Sequence[SubtaskScore]) -> FiatluxScore:
+    """S = sum(w s) / sum(w) over the subtasks given; the others are listed as missing."""
+    present = {s.task_id: s for s in subtasks}
+    if len(present) != len(subtasks):
+        raise ScoreError("each subtask may appear once in a rollup")
+    if not present:
+        raise ScoreError("no subtask has episodes to roll up")
+    ordered = tuple(present[s.task_id] for s in SUBTASKS if s.task_id in present)
+    weight = math.fsum(s.weight for s in ordered)
+    return FiatluxScore(
+        subtasks=ordered,
+        weighted_score=math.fsum(s.weight * s.score for s in ordered) / weight,
+        weight_scored=weight,
+        weight_total=TOTAL_WEIGHT,
+        missing=tuple(s.task_id for s in SUBTASKS if s.task_id not in present),
+    )
+
+
+def score_run(results_dir: str | os.PathLike) -> FiatluxScore:
+    """Score every bag under `results_dir` (`**/bags/episode_*.h5`), grouped by the meta's task.
+
+    The same task and seed twice means two runs (two policies, say) under one
+    directory; that is refused rather than averaged.
+    """
+    root = Path(results_dir)
+    paths = sorted(root.glob(BAG_GLOB))
+    if not paths:
+        raise ScoreError(f"{root}: no bags ({BAG_GLOB}) under it")
+    by_task: dict[str, list[EpisodeScore]] = defaultdict(list)
+    seen: dict[tuple[str, int], Path] = {}
+    for path in paths:
+        meta, columns = read_bag(path)
+        key = (meta["task_id"], meta["seed"])
+        if key in seen:
+            raise ScoreError(f"{path}: {key[0]} seed {key[1]} is also in {seen[key]}; score one run per directory")
+        seen[key] = path
+        by_task[meta["task_id"]].append(score_episode(meta, columns))
+    return rollup([score_subtask(episodes) for episodes in by_task.values()])
+
+
+def markdown(score: FiatluxScore) -> str:
+    """The per-subtask table, then S with the subtasks it leaves out."""
+    lines = [
+        "| Subtask | Weight | Episodes | Success | Clean success | Broken | Dropped | ρ | s | Effort | Mean length |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for s in score.subtasks:
+        lines.append(
+            f"| {s.key} {BY_TASK_ID[s.task_id].name} | {s.weight:.2f} | {len(s.episodes)} | {s.success_rate:.2f} "
+            f"| {s.clean_success_rate:.2f} | {s.broken_rate:.2f} | {s.dropped_rate:.2f} | {s.gate_progress:.3f} "
+            f"| {s.score:.3f} | {s.mean_control_effort:.3f} | {s.mean_episode_length:.1f} |"
+        )
+    lines += [
+        "",
+        f"Weighted S = {score.weighted_score:.4f} over {len(score.subtasks)} of {len(SUBTASKS)} subtasks "
+        f"(weight {score.weight_scored:.2f} of {score.weight_total:.2f}).",
+    ]
+    if score.missing:
+        names = ", ".join(f"{BY_TASK_ID[t].key} {BY_TASK_ID[t].name}" for t in score.missing)
+        lines.append(f"Missing, so excluded rather than scored zero: {names}.")
+    return "\n".join(lines) + "\n"
