@@ -35,7 +35,7 @@ class ServoController(Controller):
     def reset(self, data: mujoco.MjData, spawn: BasePose, pose: np.ndarray) -> None:
         """Pelvis at `spawn` (roll and pitch included), every joint and its target at `pose` (JOINT_NAMES order)."""
         q = np.zeros(4)
-        mujoco.mju_euler2Quat(q, [spawn.roll, spawn.pitch, spawn.yaw], "xyz")
+        mujoco.mju_euler2Quat(q, [spawn.roll, spawn.pitch, spawn.yaw], "XYZ")  # fixed axes: yaw last, as BasePose reads it
         data.qpos[self._root_qpos : self._root_qpos + 7] = [spawn.x, spawn.y, spawn.z, *q]
         data.qvel[self._root_dof : self._root_dof + 6] = 0.0
         data.qpos[self._qpos] = pose

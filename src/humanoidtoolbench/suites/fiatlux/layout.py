@@ -21,6 +21,9 @@ ROOM_CENTRE = (0.0, 0.6)
 FIXTURE_Z = 2.2  # m, ceiling pendant and wall mount alike
 ANCHOR_STANDOFF = {"ceiling": 0.48, "wall": 0.60}  # tread centre to fixture, horizontally
 ANCHOR_HALF = 0.18
+# The floor in front of the placed ladder's steps, where climbing subtasks start, stays free too.
+APPROACH_OUT = 0.85 + 0.59  # m from the tread centre: 0.85 m beyond the ladder's front edge
+APPROACH_HALF = 0.8
 ZONE_HALF = {"workbench": 1.5, "ladder": 1.0, "robot": 0.6, "crate": 0.5}  # largest first
 ZONE_MARGIN = 0.5
 TRIES_PER_ZONE = 500
@@ -91,7 +94,12 @@ def sample_layout(key: str, seed: int) -> Layout:
     (x0, y0), (x1, y1) = FLOOR_BOX
     for _ in range(LAYOUT_RETRIES):
         fixture = _draw_fixture(rng)
-        placed = [(fixture.anchor, ANCHOR_HALF)]
+        ax, ay = fixture.anchor
+        out = (ax + APPROACH_OUT * math.cos(fixture.facing), ay + APPROACH_OUT * math.sin(fixture.facing))
+        if not (x0 + 0.4 <= out[0] <= x1 - 0.4 and y0 + 0.4 <= out[1] <= y1 - 0.4):
+            continue
+        mid = ((ax + out[0]) / 2, (ay + out[1]) / 2)
+        placed = [(fixture.anchor, ANCHOR_HALF), (mid, APPROACH_HALF)]
         zones = {}
         for name, half in ZONE_HALF.items():
             for _ in range(TRIES_PER_ZONE):

@@ -35,8 +35,8 @@ BULB_MERIDIAN = (
 BULB_SEGMENTS = 16
 
 # -- fixture: a socket with a guide sleeve; frame on the seat axis, +z pointing out of the socket --
-SLEEVE_RADIUS = 0.022  # m, about 5 mm of clearance around the cap
-SLEEVE_SPAN = (0.030, 0.075)  # m along the axis: the staves guide the cap
+SLEEVE_RADIUS = 0.026  # m: the staves' inner faces leave the cap 9 mm of clearance
+SLEEVE_SPAN = (0.030, 0.055)  # m along the axis: the staves guide the cap, short of the widening glass
 BACK_PLATE = 0.029  # m, the cap's top (at the plug) stops 7 mm short of it
 PENDANT_RADIUS = 0.012  # m
 

@@ -1,6 +1,6 @@
-"""The twelve Fiatlux subtasks as table rows: start state, success gate, hold window, terminations.
+"""The twelve Fiatlux subtasks as conditions: start state, success gate, hold window, terminations.
 
-IDs and names are the original's. A start state names where the robot
+IDs, names and weights come from `weights.py`. A start state names where the robot
 stands, where the ladder stands, where each bulb is and what the fixture
 holds; `pinned` subtasks start without jitter. Gates are lists of conjunct
 names from `gates.py`; hold windows are in seconds at 50 Hz.
@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import ClassVar
+
+from .weights import SUBTASKS as WEIGHTED
+
+_WEIGHTED = {w.key: w for w in WEIGHTED}
 
 CONTROL_HZ = 50
 HORIZON_S = 120.0
@@ -28,10 +32,9 @@ class Start:
 
 
 @dataclass(frozen=True)
-class Subtask:
+class FiatluxTask:
     suite: ClassVar[str] = "fiatlux"
     key: str  # S01 ... S12
-    title: str  # CamelCase name of the original's ID
     instruction_text: str
     start: Start
     gate: tuple[str, ...]
@@ -41,7 +44,11 @@ class Subtask:
 
     @property
     def name(self) -> str:
-        return f"FIATLUX-{self.key}-{self.title}-v0"
+        return _WEIGHTED[self.key].task_id
+
+    @property
+    def weight(self) -> float:
+        return _WEIGHTED[self.key].weight
 
     @property
     def env_id(self) -> str:
@@ -60,54 +67,54 @@ class Subtask:
         return round(HORIZON_S * CONTROL_HZ)
 
 
-def _s(key, title, text, start, gate, hold_s=0.0, terminations=(), drops=()):
-    return Subtask(key, title, text, start, tuple(gate), hold_s, tuple(terminations), tuple(drops))
+def _s(key, text, start, gate, hold_s=0.0, terminations=(), drops=()):
+    return FiatluxTask(key, text, start, tuple(gate), hold_s, tuple(terminations), tuple(drops))
 
 
 OLD_FLOOR, FRESH_FLOOR, BENCH_DROP = ("old_bulb", 0.15), ("fresh_bulb", 0.4), ("fresh_bulb", 0.5)
 
-SUBTASKS: tuple[Subtask, ...] = (
-    _s("S01", "MoveLadder", "Move the ladder under the light fixture.",
+TASKS: tuple[FiatluxTask, ...] = (
+    _s("S01", "Move the ladder under the light fixture.",
        Start("robot_zone_facing_ladder", "zone", "seated", "bench"),
        ("ladder_ready", "ladder_grounded", "ladder_at_rest", "standing"), 1.0, (TIPPED,)),
-    _s("S02", "ClimbLadder", "Climb the ladder to the top tread.",
+    _s("S02", "Climb the ladder to the top tread.",
        Start("floor_at_steps", "anchor", "seated", "bench"),
        ("on_tread", "standing", "ladder_vertical"), 0.0, (TIPPED,)),
-    _s("S03", "RemoveOldBulb", "Remove the old bulb from the fixture.",
+    _s("S03", "Remove the old bulb from the fixture.",
        Start("on_tread", "anchor", "seated", "bench"),
        ("old_bulb_unseated", "old_bulb_held", "old_bulb_raised", "standing", "ladder_vertical"), 0.5,
        (TIPPED, DROPPED, CRUSHED), (OLD_FLOOR,)),
-    _s("S04", "DescendWithBulb", "Climb down the ladder holding the old bulb.",
+    _s("S04", "Climb down the ladder holding the old bulb.",
        Start("on_tread", "anchor", "palm", "bench", pinned=True),
        ("descended", "old_bulb_held", "old_bulb_raised", "standing", "ladder_vertical"), 0.0,
        (TIPPED, DROPPED, CRUSHED), (OLD_FLOOR,)),
-    _s("S05", "CarryBulbToDisposal", "Carry the old bulb to the crate.",
+    _s("S05", "Carry the old bulb to the crate.",
        Start("beside_ladder_facing_crate", "anchor", "palm", "bench", pinned=True),
        ("near_crate", "facing_crate", "slow", "old_bulb_held"), 0.0, (DROPPED, CRUSHED), (OLD_FLOOR,)),
-    _s("S06", "DisposeBulb", "Drop the old bulb into the crate.",
+    _s("S06", "Drop the old bulb into the crate.",
        Start("at_crate", "anchor", "palm", "bench"),
        ("old_bulb_in_crate", "old_bulb_still", "old_bulb_released", "standing"), 1.0, (CRUSHED,)),
-    _s("S07", "ApproachNewBulb", "Walk to the new bulb on the workbench.",
+    _s("S07", "Walk to the new bulb on the workbench.",
        Start("off_crate_facing_bench", "anchor", "crate", "bench"),
        ("near_fresh_bulb", "facing_fresh_bulb", "slow"), 0.0, ()),
-    _s("S08", "GrabNewBulb", "Pick up the new bulb from the workbench.",
+    _s("S08", "Pick up the new bulb from the workbench.",
        Start("at_bench", "anchor", "crate", "bench"),
        ("fresh_bulb_lifted", "fresh_bulb_pinched", "fresh_bulb_gentle", "standing"), 0.5,
        (DROPPED, CRUSHED), (BENCH_DROP,)),
-    _s("S09", "CarryBulbToLadder", "Carry the new bulb to the ladder.",
+    _s("S09", "Carry the new bulb to the ladder.",
        Start("at_bench_facing_ladder", "anchor", "crate", "palm", pinned=True),
        ("near_ladder", "facing_ladder", "slow", "fresh_bulb_held", "ladder_vertical"), 0.0,
        (TIPPED, DROPPED, CRUSHED), (FRESH_FLOOR,)),
-    _s("S10", "ClimbWithBulb", "Climb the ladder holding the new bulb.",
+    _s("S10", "Climb the ladder holding the new bulb.",
        Start("floor_at_steps", "anchor", "crate", "palm", pinned=True),
        ("on_tread", "fresh_bulb_held", "fresh_bulb_high", "standing", "ladder_vertical"), 0.0,
        (TIPPED, DROPPED, CRUSHED), (FRESH_FLOOR,)),
-    _s("S11", "ScrewInBulb", "Put the new bulb into the fixture.",
+    _s("S11", "Put the new bulb into the fixture.",
        Start("on_tread", "anchor", "crate", "palm", pinned=True),
        ("fresh_bulb_seated", "fresh_bulb_at_rest", "fresh_bulb_released", "standing", "ladder_vertical"), 1.0,
        (TIPPED, CRUSHED)),
-    _s("S12", "ClimbDown", "Climb down the ladder.",
+    _s("S12", "Climb down the ladder.",
        Start("on_tread", "anchor", "crate", "seated"),
        ("descended", "fresh_bulb_seated_tight", "standing", "ladder_vertical"), 0.0, (TIPPED, UNSEATED)),
 )
-BY_KEY = {s.key: s for s in SUBTASKS}
+BY_KEY = {t.key: t for t in TASKS}

@@ -1,0 +1,384 @@
+"""One Fiatlux subtask episode: the seeded scene, the start state, and the 50 Hz step with its gate.
+
+The layout depends on the seed alone (as the original draws it once per
+scene), so a seed is the same room in every subtask; the start jitter and
+the observation noise come from a generator of (subtask, seed). Each step
+measures one `Snapshot`, evaluates the gate's conjuncts on it and checks the
+terminations: a fall, a tipped ladder, a dropped or crushed bulb, a bulb
+pulled from its seat. The bag row of the step is built from the same
+measurements.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import math
+
+import mujoco
+import numpy as np
+
+from ...control.base import BasePose, Controller
+from ...control.joint_position import JOINT_NAMES, JOINT_POSITION_V1, Q0_VECTOR
+from ...control.servo import ServoController
+from ...sim import scene
+from ...sim.simulation import Simulation
+from ..base import FELL, SUCCESS, Episode, HoldCounter, StepResult
+from . import gates, props
+from .gates import BulbState, Snapshot
+from .layout import ROOM_CENTRE, ROOM_SIZE, Layout, generator, sample_layout
+from .observation import HAND_BODIES, Observer, add_sensors
+from .robot import apply_servos
+from .seat import MagneticSeat
+from .subtasks import CRUSHED, DROPPED, TIPPED, UNSEATED, FiatluxTask
+
+BULBS = ("old_bulb", "fresh_bulb")
+PELVIS_STANCE = gates.TREAD_STANCE  # pelvis above the surface at q0, m
+FLOOR_CLEARANCE = 0.005  # m: the feet start this far above their support
+JITTER_XY, JITTER_YAW, JITTER_JOINT = 0.05, 0.1, 0.05
+STEPS_OFF = 0.85  # m out from the steps
+# m from the fresh bulb, along the bench's outward side: the original's 0.5045 - 0.05 m puts the
+# G1's hanging Dex3 fingers into the bench edge (its top is at the G1's chest), so 0.1 m more.
+BENCH_REACH = 0.5045 - 0.05 + 0.1
+CRATE_STANDOFF = 0.65  # m from the crate's centre
+CARRY_STANDOFF = 0.6  # m from the bench's edge, holding a bulb forward
+# The right arm held forward with the palm up, for starts that carry a bulb on the palm.
+CARRY_POSE = {
+    "right_shoulder_pitch_joint": -0.5, "right_shoulder_roll_joint": -0.15, "right_elbow_joint": 1.4,
+    "right_wrist_roll_joint": -1.5,
+}
+HAND_LINKS = {side: (f"{side}_wrist_yaw_link", *(f"{side}_hand_{f}_link" for f in (
+    "thumb_0", "thumb_1", "thumb_2", "index_0", "index_1", "middle_0", "middle_1"))) for side in ("right", "left")}
+
+
+def _heading(frm, to) -> float:
+    return math.atan2(to[1] - frm[1], to[0] - frm[0])
+
+
+def _rot(yaw: float, v) -> np.ndarray:
+    c, s = math.cos(yaw), math.sin(yaw)
+    return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
+
+
+class FiatluxEpisode(Episode):
+    def __init__(self, task: FiatluxTask, seed: int, controller: Controller | None = None,
+                 detail: str = "fast", randomize: bool = True) -> None:
+        self.condition = task
+        self.seed = int(seed)
+        self.randomize = randomize
+        self.layout: Layout = sample_layout("layout", self.seed)
+        self.rng = generator(task.key, self.seed)
+        self.controller = controller or ServoController()
+        self._place_props()
+        spec = self._build(detail)
+        self.sim = Simulation(spec, self.controller)
+        m = self.sim.model
+        apply_servos(m)
+        self.seat = MagneticSeat(m, BULBS)
+        self.sim.physics_step_hooks.append(self.seat.apply_forces)
+        self.observer = Observer(m, generator(f"{task.key}/noise", self.seed))
+        self._body = {n: m.body(n).id for n in ("pelvis", "ladder", "crate", "fixture", *BULBS)}
+        self._free = {n: (int(m.jnt_qposadr[m.joint(f"{n}_joint").id]), int(m.jnt_dofadr[m.joint(f"{n}_joint").id]))
+                      for n in ("ladder", *BULBS)}
+        self._bulb_geoms = {n: m.geom(f"{n}/glass").id for n in BULBS}
+        self._hand_ids = {side: [m.body(b).id for b in links] for side, links in HAND_LINKS.items()}
+        self._hand_of = {b: (side, k) for side, ids in self._hand_ids.items() for k, b in enumerate(ids)}
+        self._outline = np.array(props.bulb_vertices()).reshape(-1, 3)
+        pelvis = self._body["pelvis"]
+        self._robot_bodies = {b for b in range(m.nbody) if m.body_rootid[b] == m.body_rootid[pelvis]}
+        self._robot_root = int(m.jnt_qposadr[m.joint("floating_base_joint").id])
+        self.hold = HoldCounter(task.hold_steps)
+        self.steps = 0
+
+    # -- scene ---------------------------------------------------------------------
+    def _place_props(self) -> None:
+        lay, start = self.layout, self.condition.start
+        fx = lay.fixture
+        if start.ladder == "zone":
+            self.ladder_yaw = lay.ladder_yaw
+            self.ladder_pos = np.array(lay.zones["ladder"])
+        else:  # the tread centre on the anchor, the ladder's +y (the climber's facing) towards the fixture
+            self.ladder_yaw = fx.facing + math.pi / 2
+            self.ladder_pos = np.asarray(fx.anchor) - _rot(self.ladder_yaw, props.TREAD_CENTRE)
+        self.bench_pos, self.bench_yaw = np.array(lay.zones["workbench"]), lay.bench_yaw
+        self.crate_pos, self.crate_yaw = np.array(lay.zones["crate"]), lay.crate_yaw
+        # The socket's +z points out of the opening: down from a ceiling, into the room from a wall.
+        q = np.zeros(4)
+        if fx.mount == "ceiling":
+            mujoco.mju_euler2Quat(q, [0.0, math.pi, 0.0], "XYZ")
+        else:
+            mujoco.mju_euler2Quat(q, [0.0, math.pi / 2, fx.facing], "XYZ")
+        self.fixture_quat = q
+        bench_bulb = self.bench_pos + _rot(self.bench_yaw, props.FRESH_BULB_ON_BENCH)
+        self.bench_bulb = np.array([*bench_bulb, props.BENCH_TOP])
+
+    def _build(self, detail: str) -> mujoco.MjSpec:
+        style = scene.RoomStyle(tint=tuple(self._tint())) if self.randomize else scene.RoomStyle()
+        spec = scene.new_spec(style, scene.Room(ROOM_SIZE, ROOM_CENTRE, ceiling=True))
+        props.add_workbench(spec, [*self.bench_pos, 0.0], self.bench_yaw)
+        props.add_crate(spec, [*self.crate_pos, 0.0], self.crate_yaw)
+        fx = self.layout.fixture
+        props.add_fixture(spec, fx.pos, self.fixture_quat, fx.mount, ROOM_SIZE[2])
+        props.add_ladder(spec, "ladder", [*self.ladder_pos, 0.0], self.ladder_yaw)
+        for bulb in BULBS:
+            props.add_bulb(spec, bulb, [0.0, 0.0, 3.0 + BULBS.index(bulb)], [1, 0, 0, 0])
+        scene.add_robot(spec, self.controller, detail)
+        add_sensors(spec.body("torso_link"))
+        if self.randomize:  # hand friction, per layout
+            mu = generator("hand-friction", self.seed).uniform(0.8, 1.2)
+            for geom in spec.geoms:
+                if geom.parent.name in {b for links in HAND_LINKS.values() for b in links} and geom.contype:
+                    geom.friction = [mu, *list(geom.friction)[1:]]
+        return spec
+
+    def _tint(self) -> np.ndarray:
+        """A room tint per episode: hue anywhere, saturation up to 0.15, value 0.7-1.2."""
+        h, s, v = self.rng.uniform(0, 1), self.rng.uniform(0, 0.15), self.rng.uniform(0.7, 1.2)
+        return np.clip(np.array(colorsys.hsv_to_rgb(h, s, 1.0)) * v, 0.0, 1.5)
+
+    @property
+    def model(self) -> mujoco.MjModel:
+        return self.sim.model
+
+    @property
+    def data(self) -> mujoco.MjData:
+        return self.sim.data
+
+    # -- reset ---------------------------------------------------------------------
+    def _robot_start(self) -> tuple[np.ndarray, float]:
+        """(pelvis xyz, yaw) of the start placement rule."""
+        rule, lay = self.condition.start.robot, self.layout
+        ladder_face = self.ladder_yaw + math.pi / 2  # facing the ladder's +y, as a climber does
+        floor = PELVIS_STANCE + FLOOR_CLEARANCE
+        tread = np.array([*(self.ladder_pos + _rot(self.ladder_yaw, props.TREAD_CENTRE)), props.TREAD_TOP + floor])
+        fresh = self.bench_bulb[:2]
+        bench_out = self.bench_pos + _rot(self.bench_yaw, (props.FRESH_BULB_ON_BENCH[0], props.FRESH_BULB_ON_BENCH[1] + BENCH_REACH))
+        bench_carry = self.bench_pos + _rot(self.bench_yaw, (props.FRESH_BULB_ON_BENCH[0], props.BENCH_HALF[1] + CARRY_STANDOFF))
+        toward_crate = self.crate_pos - self.ladder_pos
+        toward_crate /= max(np.linalg.norm(toward_crate), 1e-9)
+        robot_zone = np.array(lay.zones["robot"])
+        away = robot_zone - self.crate_pos
+        away /= max(np.linalg.norm(away), 1e-9)
+        spots = {
+            "robot_zone_facing_ladder": (robot_zone, _heading(robot_zone, self.ladder_pos) + lay.robot_yaw_jitter),
+            "floor_at_steps": (self.ladder_pos + _rot(self.ladder_yaw, (0.0, -STEPS_OFF)), ladder_face),
+            "on_tread": (tread, ladder_face),
+            "beside_ladder_facing_crate": (self.ladder_pos + toward_crate * STEPS_OFF, _heading(self.ladder_pos, self.crate_pos)),
+            "at_crate": (self.crate_pos + away * CRATE_STANDOFF, math.atan2(-away[1], -away[0])),
+            "off_crate_facing_bench": (robot_zone, _heading(robot_zone, fresh)),
+            "at_bench": (bench_out, _heading(bench_out, fresh)),
+            # Carrying, the forward arm needs room to turn away from the bench.
+            "at_bench_facing_ladder": (bench_carry, _heading(bench_carry, self.ladder_pos)),
+        }
+        xy, yaw = spots[rule]
+        xyz = np.asarray(xy, dtype=float)
+        if xyz.shape == (2,):
+            xyz = np.array([*xyz, floor])
+        return xyz, yaw
+
+    def reset(self) -> None:
+        d, m, start = self.data, self.model, self.condition.start
+        mujoco.mj_resetData(m, d)
+        xyz, yaw = self._robot_start()
+        pose = Q0_VECTOR.copy()
+        carrying = "palm" in (start.old_bulb, start.fresh_bulb)
+        if carrying:
+            for name, v in CARRY_POSE.items():
+                pose[JOINT_NAMES.index(name)] = v
+        if self.randomize and not start.pinned:
+            xyz[:2] += self.rng.uniform(-JITTER_XY, JITTER_XY, 2)
+            yaw += self.rng.uniform(-JITTER_YAW, JITTER_YAW)
+            pose += self.rng.uniform(-JITTER_JOINT, JITTER_JOINT, len(pose))
+        self.controller.reset(d, BasePose(*xyz, yaw), pose)
+        mujoco.mj_forward(m, d)
+        self._clear("robot", self._robot_root)
+        occupant = next((b for b in BULBS if getattr(start, b) == "seated"), None)
+        for bulb in BULBS:
+            self._place_bulb(bulb, getattr(start, bulb))
+            if getattr(start, bulb) != "seated":
+                self._clear(bulb, self._free[bulb][0], most=0.1)
+        mujoco.mj_forward(m, d)
+        self.seat.reset(occupant)
+        self.hold = HoldCounter(self.condition.hold_steps)
+        self.observer.last_action = np.zeros(len(JOINT_NAMES))
+        self.steps = 0
+        self.last = self.snapshot()
+        self.conjuncts = gates.evaluate(self.condition.gate, self.last)
+
+    def _clear(self, who: str, qpos_adr: int, margin: float = 0.001, tries: int = 5, most: float = 0.03) -> None:
+        """Raise a free body (at most `most`) until none of its geoms penetrates anything: a start state
+        does not begin inside its support, whatever the joint jitter did to the feet."""
+        m, d = self.model, self.data
+        mine = self._robot_bodies if who == "robot" else {self._body[who]}
+        for _ in range(tries):
+            mujoco.mj_forward(m, d)
+            depth = max((-d.contact[i].dist for i in range(d.ncon)
+                         if (m.geom_bodyid[d.contact[i].geom[0]] in mine) != (m.geom_bodyid[d.contact[i].geom[1]] in mine)),
+                        default=0.0)
+            if depth <= 0.0 or depth > most:
+                return
+            d.qpos[qpos_adr + 2] += depth + margin
+
+    def _place_bulb(self, bulb: str, where: str) -> None:
+        d = self.data
+        qa, va = self._free[bulb]
+        if where == "seated":
+            pos, quat = self.layout.fixture.pos, self.fixture_quat
+        elif where == "bench":
+            pos, quat = self.bench_bulb - [0, 0, props.PLUG_OFFSET - 0.0005], np.array([1.0, 0, 0, 0])
+        elif where == "crate":
+            # Lying on the crate floor, its axis along the crate's length.
+            q = np.zeros(4)
+            mujoco.mju_euler2Quat(q, [0.0, math.pi / 2, self.crate_yaw], "XYZ")
+            axis = np.array([math.cos(self.crate_yaw), math.sin(self.crate_yaw), 0.0])
+            centre = np.array([*self.crate_pos, props.CRATE_FLOOR + 0.0396 + 0.001])
+            pos, quat = centre - axis * 0.115, q
+        else:  # on the right palm, lying across it
+            palm = self._hand_ids["right"][0]
+            R = d.xmat[palm].reshape(3, 3)
+            k = int(np.argmax(np.abs(R[2])))
+            up = R[:, k] * np.sign(R[2, k])  # the palm frame's axis nearest to vertical, pointing up
+            centre = d.xpos[palm] + R @ np.array([0.08, 0.0, 0.0]) + up * 0.045
+            q = np.zeros(4)
+            mujoco.mju_euler2Quat(q, [0.0, math.pi / 2, self._heading_of_robot()], "XYZ")
+            axis = np.array([math.cos(self._heading_of_robot()), math.sin(self._heading_of_robot()), 0.0])
+            pos, quat = centre - axis * 0.115, q
+        d.qpos[qa : qa + 3] = pos
+        d.qpos[qa + 3 : qa + 7] = quat
+        d.qvel[va : va + 6] = 0.0
+
+    def _heading_of_robot(self) -> float:
+        return self.controller.base_pose(self.data).yaw
+
+    # -- per step ----------------------------------------------------------------------
+    def _hand_contacts(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """(2, 8, 3) force on the bulbs by each hand body (right first), and per bulb (16,) force norms."""
+        m, d = self.model, self.data
+        forces = np.zeros((2, HAND_BODIES, 3))
+        per_bulb = {b: np.zeros(2 * HAND_BODIES) for b in BULBS}
+        geom_bulb = {g: b for b, g in self._bulb_geoms.items()}
+        f6 = np.zeros(6)
+        for i in range(d.ncon):
+            c = d.contact[i]
+            g1, g2 = int(c.geom[0]), int(c.geom[1])
+            bulb = geom_bulb.get(g1) or geom_bulb.get(g2)
+            if bulb is None:
+                continue
+            other = m.geom_bodyid[g2 if g1 in geom_bulb else g1]
+            hand = self._hand_of.get(int(other))
+            if hand is None:
+                continue
+            mujoco.mj_contactForce(m, d, i, f6)
+            world = c.frame.reshape(3, 3).T @ f6[:3]
+            side, k = hand
+            row = 0 if side == "right" else 1
+            forces[row, k] += world
+            per_bulb[bulb][row * HAND_BODIES + k] += float(np.linalg.norm(f6[:3]))
+        return forces, per_bulb
+
+    def _bulb_state(self, bulb: str, per_body: np.ndarray) -> BulbState:
+        d = self.data
+        b = self._body[bulb]
+        qa, va = self._free[bulb]
+        R = d.xmat[b].reshape(3, 3)
+        world = d.xpos[b] + self._outline @ R.T
+        crate_R = np.array([[math.cos(self.crate_yaw), -math.sin(self.crate_yaw)], [math.sin(self.crate_yaw), math.cos(self.crate_yaw)]])
+        local = (world[:, :2] - self.crate_pos) @ crate_R
+        ix, iy = props.CRATE_INNER_HALF
+        in_crate = bool((np.abs(local[:, 0]) <= ix + 0.001).all() and (np.abs(local[:, 1]) <= iy + 0.001).all()
+                        and world[:, 2].min() < props.CRATE_SIZE[2])
+        geo = self.seat.geometry(d, bulb)
+        right, left = per_body[:HAND_BODIES], per_body[HAND_BODIES:]
+        return BulbState(
+            pos=d.qpos[qa : qa + 3].copy(),
+            centre=d.xpos[b] + R[:, 2] * 0.115,
+            lin_vel=d.qvel[va : va + 3].copy(),
+            ang_vel=d.qvel[va + 3 : va + 6].copy(),
+            lowest=float(world[:, 2].min()),
+            in_crate=in_crate,
+            seated=self.seat.state(bulb) == "seated",
+            seat_lateral=float(np.linalg.norm(geo.lateral)),
+            seat_tilt=geo.tilt,
+            plug_to_seat=float(math.hypot(geo.axial, np.linalg.norm(geo.lateral))),
+            left_force=float(left.max()),
+            right_force=float(right.max()),
+            hand_bodies_over_1n=int((per_body > gates.HELD_FORCE).sum()),
+            grip_force=float(per_body.max()),
+        )
+
+    def snapshot(self) -> Snapshot:
+        d = self.data
+        self.forces, per_bulb = self._hand_contacts()
+        base = self.controller.base_pose(d)
+        la, lv = self._free["ladder"]
+        lb = self._body["ladder"]
+        LR = d.xmat[lb].reshape(3, 3)
+        crate_local = np.abs(_rot(-self.crate_yaw, np.array([base.x, base.y]) - self.crate_pos))
+        half = np.array(props.CRATE_SIZE[:2]) / 2
+        return Snapshot(
+            pelvis=np.array([base.x, base.y, base.z]),
+            pelvis_tilt=base.tilt,
+            pelvis_speed=float(np.linalg.norm(d.qvel[0:3])),
+            heading=base.yaw,
+            ladder_root=d.xpos[lb].copy(),
+            ladder_tilt=float(math.acos(max(-1.0, min(1.0, LR[2, 2])))),
+            ladder_speed=float(np.linalg.norm(d.qvel[lv : lv + 3])),
+            ladder_spin=float(np.linalg.norm(d.qvel[lv + 3 : lv + 6])),
+            tread_stance=d.xpos[lb] + LR @ np.array([*props.TREAD_CENTRE, props.TREAD_TOP + PELVIS_STANCE]),
+            seat=d.site_xpos[self.model.site("fixture/seat").id].copy(),
+            crate_pos=np.array([*self.crate_pos, 0.0]),
+            crate_distance=float(np.linalg.norm(np.maximum(crate_local - half, 0.0))),
+            bench_start=self.bench_bulb,
+            bulbs={b: self._bulb_state(b, per_bulb[b]) for b in BULBS},
+        )
+
+    def state(self) -> np.ndarray:
+        return self.observer.state(self.data, self.forces)
+
+    def lidar(self) -> np.ndarray:
+        return self.observer.lidar(self.data)
+
+    def step(self, row: np.ndarray) -> StepResult:
+        self.observer.last_action = np.asarray(row, dtype=np.float64)
+        self.sim.step(JOINT_POSITION_V1.decode(row))
+        self.seat.update(self.data)
+        self.steps += 1
+        s = self.last = self.snapshot()
+        self.conjuncts = gates.evaluate(self.condition.gate, s)
+        now = all(self.conjuncts.values())
+        success = self.hold.update(now)
+        outcome = SUCCESS if success else self._termination(s)
+        metrics = {
+            "pelvis_z": float(s.pelvis[2]),
+            "pelvis_tilt": s.pelvis_tilt,
+            "ladder_tilt": s.ladder_tilt,
+            "grip_force": float(max(b.grip_force for b in s.bulbs.values())),
+            "conjuncts_true": sum(self.conjuncts.values()),
+            **{f"gate_{k}": v for k, v in self.conjuncts.items()},
+        }
+        return StepResult(metrics, now, success, outcome)
+
+    def _termination(self, s: Snapshot) -> str | None:
+        if not gates.CONJUNCTS["standing"](s):
+            return FELL
+        checks = {
+            TIPPED: lambda: s.ladder_tilt > gates.LADDER_TILT,
+            DROPPED: lambda: any(s.bulbs[b].centre[2] < floor for b, floor in self.condition.drop_floors),
+            CRUSHED: lambda: any(b.grip_force > gates.GLASS_LIMIT for b in s.bulbs.values()),
+            UNSEATED: lambda: not s.bulbs["fresh_bulb"].seated,
+        }
+        return next((t for t in self.condition.terminations if checks[t]()), None)
+
+    def privileged(self) -> dict:
+        """The original's privileged observation: six poses, four distances, two seat flags."""
+        d, s = self.data, self.last
+        poses = {n: np.concatenate([d.xpos[b], d.xquat[b]]) for n, b in self._body.items()}
+        return {
+            "poses": poses,
+            "distances": {
+                "pelvis_to_ladder": float(np.linalg.norm(s.pelvis[:2] - s.ladder_root[:2])),
+                "pelvis_to_crate": s.crate_distance,
+                "old_bulb_to_seat": s.bulbs["old_bulb"].plug_to_seat,
+                "fresh_bulb_to_seat": s.bulbs["fresh_bulb"].plug_to_seat,
+            },
+            "seated": {b: s.bulbs[b].seated for b in BULBS},
+        }
