@@ -71,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument(
         "--policy",
         metavar="REF",
-        help=f"MODULE:FUNCTION, path/to/file.py:FUNCTION, or a built-in: {', '.join(builtin_policies())}",
+        help="MODULE:FUNCTION, path/to/file.py:FUNCTION, or a built-in of the suite: "
+        + "; ".join(f"{s.name}: {', '.join(builtin_policies(s.name))}" for s in suites.suites()),
     )
     src.add_argument("--checkpoint", help="identifier of the policy's weights, recorded in results (with --policy)")
     src.add_argument("--host", help="address of a running policy server")
@@ -211,7 +212,9 @@ def _check_source(args) -> None:
     if args.policy and args.host:
         raise UsageError("--policy and --host are alternative policy sources; give one")
     if not args.policy and not args.host:
-        raise UsageError(f"choose a policy: --policy REF (built-in: {', '.join(builtin_policies())}) or --host HOST [--port PORT]")
+        raise UsageError(
+            f"choose a policy: --policy REF (built-in: {', '.join(builtin_policies(args.suite))}) or --host HOST [--port PORT]"
+        )
     if args.host and args.checkpoint:
         raise UsageError("--checkpoint goes with --policy; a policy server reports its own checkpoint")
     if args.policy and args.policy_timeout is not None:
@@ -225,7 +228,7 @@ def _policy_spec(args):
 
     if args.host:
         return PolicySpec(host=args.host, ports=args.ports, timeout=_policy_timeout(args))
-    return PolicySpec(ref=args.policy, checkpoint=args.checkpoint)
+    return PolicySpec(ref=args.policy, checkpoint=args.checkpoint, suite=args.suite)
 
 
 def _policy_timeout(args) -> float:
@@ -302,6 +305,7 @@ def _main(argv: list[str] | None) -> int:
             return 0
         _check_strings(args)
         conditions = _conditions(args.env)
+        args.suite = conditions[0].suite
         _check_numbers(args, suites.suite_of(conditions[0]).protocol)
         _check_source(args)
         _check_output(args)

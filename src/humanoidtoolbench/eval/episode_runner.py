@@ -24,7 +24,8 @@ from ..record.probe import file_sha256
 from ..sim.render import CameraRenderer, backend_info
 from ..suites.base import FELL, SUCCESS, TIMEOUT
 from .policy_source import failed_call
-from .recorder import MetricsSink, PolicyCallSink, StepArraysSink, StepRecord, VideoRecorder
+from ..record.sink import StepRecord
+from .recorder import MetricsSink, PolicyCallSink, StepArraysSink, VideoRecorder
 from .records import EpisodeSummary, PolicyCall, VideoEntry, convert
 from .rundir import RunDir
 from .settings import EvalSettings
@@ -75,6 +76,7 @@ def run_episode(settings: EvalSettings, policy, seed: int, run: RunDir, on_step=
     outcome, step, requests = None, 0, 0
     chunk_lengths: set[int] = set()
     sinks = [MetricsSink(run.metrics(seed), seed), StepArraysSink(run.steps(seed)), PolicyCallSink(run.policy_calls(seed))]
+    sinks += suite.sinks(episode, run.path, seed)
     video = None
     with CameraRenderer(episode.model, settings.cameras, cams_spec.width, cams_spec.height) as cams:
         try:

@@ -26,10 +26,12 @@ from ..policies.reply import Reply, split_reply
 log = logging.getLogger("humanoidtoolbench.eval")
 
 
-def builtin_policies() -> dict[str, str]:
-    """Every short policy name: the contract-level ones and each suite's own."""
-    names = dict(BUILTIN_POLICIES)
-    for suite in suites.suites():
+def builtin_policies(suite_name: str | None = None) -> dict[str, str]:
+    """The short policy names of a suite: its contract's baselines and its own (every suite's, without one)."""
+    chosen = suites.suites() if suite_name is None else (suites.get(suite_name),)
+    names: dict[str, str] = {}
+    for suite in chosen:
+        names.update(BUILTIN_POLICIES.get(suite.contract, {}))
         names.update(suite.builtin_policies)
     return names
 
@@ -126,19 +128,20 @@ class PolicySpec:
     host: str | None = None
     ports: tuple[int, ...] = ()
     timeout: float = DEFAULT_TIMEOUT_S
+    suite: str | None = None  # whose built-in names `ref` may use
 
     def open(self, slot: int = 0):
         """Load the policy, or pre-flight the slot's server; raises PolicyLoadError / PolicyConnectionError."""
         if self.host:
             client = HttpPolicyClient(self.host, self.ports[slot % len(self.ports)], read_timeout=self.timeout, on_wait=report_wait)
             return HttpPolicy(client, client.preflight())
-        builtin = builtin_policies()
+        builtin = builtin_policies(self.suite)
         loaded = load_policy(self.ref, aliases=builtin)
         return InProcessPolicy(loaded, self.checkpoint or (builtin_checkpoint(self.ref) if self.ref in builtin else None))
 
     def for_workers(self) -> "PolicySpec":
         """The same policy with a file reference made absolute, for processes with another working directory."""
-        if self.host or self.ref in builtin_policies():
+        if self.host or self.ref in builtin_policies(self.suite):
             return self
         module_part, _, function = self.ref.rpartition(":")
         if not is_file_ref(module_part):

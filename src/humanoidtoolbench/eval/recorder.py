@@ -19,44 +19,15 @@ import io
 import json
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from msgspec import to_builtins
 
 from ..record.files import write_bytes_atomic
+from ..record.sink import Sink, StepRecord
 from ..record.video import BackgroundEncoder, VideoWriter
-from ..suites.base import StepResult
 from .records import MetricsLine, PolicyCall
-
-
-@dataclass(frozen=True)
-class StepRecord:
-    step: int
-    action: np.ndarray
-    state: np.ndarray
-    result: StepResult
-    metrics: dict  # JSON-ready values of result.metrics
-    terminated: bool
-    truncated: bool
-
-
-class Sink:
-    """One per-step output of an episode; methods not needed by a sink stay no-ops."""
-
-    def step(self, record: StepRecord) -> None:
-        pass
-
-    def policy_call(self, call: PolicyCall) -> None:
-        pass
-
-    def close(self) -> list[Path]:
-        """Finish the files; returns their paths."""
-        return []
-
-    def abort(self) -> None:
-        """Drop partial files after a failure."""
 
 
 class _LinesSink(Sink):

@@ -45,3 +45,32 @@ class RandomPolicy:
 
 
 random_policy = RandomPolicy()
+
+
+# -- joint_position_v1 (Fiatlux): a in [-1, 1]^43, targets q0 + 0.5 a ---------------------------------
+JOINT_POSITION_DIM = 43
+
+
+def zero_joint_position(request: dict) -> np.ndarray:
+    """Every joint held at q0 (the original's zero baseline)."""
+    return np.zeros((CHUNK, JOINT_POSITION_DIM), dtype=np.float32)
+
+
+zero_joint_position.policy_name = "zero"
+
+
+class RandomJointPosition:
+    """a ~ U[-1, 1]^43 per step, from a generator seeded by the episode seed (the original's random baseline)."""
+
+    policy_name = "random"
+
+    def __init__(self) -> None:
+        self._rng = np.random.default_rng(0)
+
+    def __call__(self, request: dict) -> np.ndarray:
+        if request.get("history", {}).get("reset", False):
+            self._rng = np.random.default_rng(int(request.get(EPISODE_SEED_KEY, 0)))
+        return self._rng.uniform(-1.0, 1.0, (CHUNK, JOINT_POSITION_DIM)).astype(np.float32)
+
+
+random_joint_position = RandomJointPosition()

@@ -1,14 +1,21 @@
-"""Short names for the contract-level policies that ship with the package (`--policy NAME`).
+"""Short names for the policies that ship with the package (`--policy NAME`), per action contract.
 
-Suites add their own (a scripted expert) through `Suite.builtin_policies`.
+The floor baselines exist for every contract; suites add their own (a
+scripted expert) through `Suite.builtin_policies`.
 """
 
 from __future__ import annotations
 
 BUILTIN_POLICIES = {
-    "pose-hold": "humanoidtoolbench.policies.pose_hold:predict",
-    "zero": "humanoidtoolbench.policies.baselines:zero",
-    "random": "humanoidtoolbench.policies.baselines:random_policy",
+    "decoupled_v1": {
+        "pose-hold": "humanoidtoolbench.policies.pose_hold:predict",
+        "zero": "humanoidtoolbench.policies.baselines:zero",
+        "random": "humanoidtoolbench.policies.baselines:random_policy",
+    },
+    "joint_position_v1": {
+        "zero": "humanoidtoolbench.policies.baselines:zero_joint_position",
+        "random": "humanoidtoolbench.policies.baselines:random_joint_position",
+    },
 }
 
 

@@ -12,8 +12,8 @@ through it without a simulator.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from dataclasses import dataclass
+from typing import ClassVar, Protocol
 
 import numpy as np
 
@@ -119,14 +119,6 @@ class Episode(ABC):
         return {}
 
 
-@dataclass(frozen=True)
-class ReportSection:
-    """A block of `htb-metrics` output: a title and Markdown lines."""
-
-    title: str
-    lines: list[str] = field(default_factory=list)
-
-
 class Suite(ABC):
     """One benchmark system: its conditions, protocol, contract, outcomes and tables."""
 
@@ -159,6 +151,10 @@ class Suite(ABC):
     def build_request(self, episode: Episode, image: np.ndarray, reset: bool) -> dict:
         """The request a policy receives: exactly the fields of the suite's public protocol."""
 
+    def sinks(self, episode: Episode, run_dir, seed: int) -> list:
+        """The suite's own per-step outputs (`record.sink.Sink`), beside the evaluator's."""
+        return []
+
     def register_gymnasium(self, gymnasium) -> None:
         """Register the suite's Gymnasium IDs (called only where Gymnasium is installed)."""
 
@@ -177,9 +173,10 @@ class Suite(ABC):
         """Why a recorded episode failed, from its summary's metrics."""
         return summary.get("outcome", "unknown")
 
-    def report_sections(self, reports: dict[str, Any]) -> list[ReportSection]:
-        """Extra blocks of `htb-metrics` output beyond the per-condition table."""
-        return []
+    def offline_report(self, output) -> tuple[str, dict] | None:
+        """An `htb-metrics` section scored from the suite's own recorded files under `output`
+        (Markdown and a JSON object), or None where it has none."""
+        return None
 
 
 def summary_cell(row: dict) -> str:

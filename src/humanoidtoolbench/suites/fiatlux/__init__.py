@@ -1,1 +1,5 @@
-"""Fiatlux: a Unitree G1 replaces a light bulb, in twelve subtasks scored on difficulty-weighted gates."""
+"""Fiatlux: a G1 places a ladder, climbs it and swaps a light bulb, as twelve subtasks scored on gates."""
+
+from .suite import SUITE
+
+__all__ = ["SUITE"]

@@ -41,11 +41,13 @@ STEPS_OFF = 0.85  # m out from the steps
 BENCH_REACH = 0.5045 - 0.05 + 0.1
 CRATE_STANDOFF = 0.65  # m from the crate's centre
 CARRY_STANDOFF = 0.6  # m from the bench's edge, holding a bulb forward
-# The right arm held forward with the palm up, for starts that carry a bulb on the palm.
+# The right forearm forward with the palm turned up, for starts that carry a bulb on the palm;
+# every angle is within 0.5 rad of q0, so a policy can hold it (targets are q0 + 0.5 a).
 CARRY_POSE = {
-    "right_shoulder_pitch_joint": -0.5, "right_shoulder_roll_joint": -0.15, "right_elbow_joint": 1.4,
-    "right_wrist_roll_joint": -1.5,
+    "right_shoulder_pitch_joint": -0.5, "right_shoulder_roll_joint": -0.5, "right_shoulder_yaw_joint": 0.5,
+    "right_elbow_joint": 0.5, "right_wrist_roll_joint": -0.5, "right_wrist_pitch_joint": -0.5,
 }
+PALM_SPOT = (0.09, 0.05)  # bulb centre: along the Dex3 hand from the wrist, and off the palm (its -y side)
 HAND_LINKS = {side: (f"{side}_wrist_yaw_link", *(f"{side}_hand_{f}_link" for f in (
     "thumb_0", "thumb_1", "thumb_2", "index_0", "index_1", "middle_0", "middle_1"))) for side in ("right", "left")}
 
@@ -191,6 +193,8 @@ class FiatluxEpisode(Episode):
         self.controller.reset(d, BasePose(*xyz, yaw), pose)
         mujoco.mj_forward(m, d)
         self._clear("robot", self._robot_root)
+        if self.condition.start.robot != "on_tread":
+            self._back_off(yaw)
         occupant = next((b for b in BULBS if getattr(start, b) == "seated"), None)
         for bulb in BULBS:
             self._place_bulb(bulb, getattr(start, bulb))
@@ -200,23 +204,35 @@ class FiatluxEpisode(Episode):
         self.seat.reset(occupant)
         self.hold = HoldCounter(self.condition.hold_steps)
         self.observer.last_action = np.zeros(len(JOINT_NAMES))
-        self.steps = 0
+        self.steps, self._state_step = 0, -1
         self.last = self.snapshot()
         self.conjuncts = gates.evaluate(self.condition.gate, self.last)
 
     def _clear(self, who: str, qpos_adr: int, margin: float = 0.001, tries: int = 5, most: float = 0.03) -> None:
         """Raise a free body (at most `most`) until none of its geoms penetrates anything: a start state
         does not begin inside its support, whatever the joint jitter did to the feet."""
-        m, d = self.model, self.data
         mine = self._robot_bodies if who == "robot" else {self._body[who]}
         for _ in range(tries):
-            mujoco.mj_forward(m, d)
-            depth = max((-d.contact[i].dist for i in range(d.ncon)
-                         if (m.geom_bodyid[d.contact[i].geom[0]] in mine) != (m.geom_bodyid[d.contact[i].geom[1]] in mine)),
-                        default=0.0)
+            depth = self._penetration(mine)
             if depth <= 0.0 or depth > most:
                 return
-            d.qpos[qpos_adr + 2] += depth + margin
+            self.data.qpos[qpos_adr + 2] += depth + margin
+
+    def _penetration(self, mine: set[int]) -> float:
+        m, d = self.model, self.data
+        mujoco.mj_forward(m, d)
+        return max((-d.contact[i].dist for i in range(d.ncon)
+                    if (m.geom_bodyid[d.contact[i].geom[0]] in mine) != (m.geom_bodyid[d.contact[i].geom[1]] in mine)),
+                   default=0.0)
+
+    def _back_off(self, yaw: float, step: float = 0.02, most: float = 0.3) -> None:
+        """Step the robot back along its heading until it stands clear of the furniture in front
+        (the G1's hanging hands reach about 0.4 m ahead of its pelvis)."""
+        back = -np.array([math.cos(yaw), math.sin(yaw)]) * step
+        for _ in range(round(most / step)):
+            if self._penetration(self._robot_bodies) <= 0.0:
+                return
+            self.data.qpos[self._robot_root : self._robot_root + 2] += back
 
     def _place_bulb(self, bulb: str, where: str) -> None:
         d = self.data
@@ -231,23 +247,18 @@ class FiatluxEpisode(Episode):
             mujoco.mju_euler2Quat(q, [0.0, math.pi / 2, self.crate_yaw], "XYZ")
             axis = np.array([math.cos(self.crate_yaw), math.sin(self.crate_yaw), 0.0])
             centre = np.array([*self.crate_pos, props.CRATE_FLOOR + 0.0396 + 0.001])
-            pos, quat = centre - axis * 0.115, q
-        else:  # on the right palm, lying across it
+            pos, quat = centre - axis * props.BULB_CENTRE, q
+        else:  # resting on the right palm, lying across it
             palm = self._hand_ids["right"][0]
             R = d.xmat[palm].reshape(3, 3)
-            k = int(np.argmax(np.abs(R[2])))
-            up = R[:, k] * np.sign(R[2, k])  # the palm frame's axis nearest to vertical, pointing up
-            centre = d.xpos[palm] + R @ np.array([0.08, 0.0, 0.0]) + up * 0.045
-            q = np.zeros(4)
-            mujoco.mju_euler2Quat(q, [0.0, math.pi / 2, self._heading_of_robot()], "XYZ")
-            axis = np.array([math.cos(self._heading_of_robot()), math.sin(self._heading_of_robot()), 0.0])
-            pos, quat = centre - axis * 0.115, q
+            along, off = PALM_SPOT
+            centre = d.xpos[palm] + R @ np.array([along, 0.0, 0.0]) - R[:, 1] * off
+            quat = np.zeros(4)
+            mujoco.mju_quatZ2Vec(quat, R[:, 2])
+            pos = centre - R[:, 2] * props.BULB_CENTRE
         d.qpos[qa : qa + 3] = pos
         d.qpos[qa + 3 : qa + 7] = quat
         d.qvel[va : va + 6] = 0.0
-
-    def _heading_of_robot(self) -> float:
-        return self.controller.base_pose(self.data).yaw
 
     # -- per step ----------------------------------------------------------------------
     def _hand_contacts(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
@@ -290,7 +301,7 @@ class FiatluxEpisode(Episode):
         right, left = per_body[:HAND_BODIES], per_body[HAND_BODIES:]
         return BulbState(
             pos=d.qpos[qa : qa + 3].copy(),
-            centre=d.xpos[b] + R[:, 2] * 0.115,
+            centre=d.xpos[b] + R[:, 2] * props.BULB_CENTRE,
             lin_vel=d.qvel[va : va + 3].copy(),
             ang_vel=d.qvel[va + 3 : va + 6].copy(),
             lowest=float(world[:, 2].min()),
@@ -332,7 +343,10 @@ class FiatluxEpisode(Episode):
         )
 
     def state(self) -> np.ndarray:
-        return self.observer.state(self.data, self.forces)
+        """The noisy state of this step: drawn once, so the policy and the recorder see the same values."""
+        if self._state_step != self.steps:
+            self._state, self._state_step = self.observer.state(self.data, self.forces), self.steps
+        return self._state
 
     def lidar(self) -> np.ndarray:
         return self.observer.lidar(self.data)

@@ -33,6 +33,7 @@ BULB_MERIDIAN = (
     (0.130, 0.0385), (0.145, 0.0396), (0.160, 0.0380), (0.175, 0.0320), (0.187, 0.0200), (0.193, 0.0040),
 )
 BULB_SEGMENTS = 16
+BULB_CENTRE = 0.115  # m along the axis from the frame: the middle of the glass
 
 # -- fixture: a socket with a guide sleeve; frame on the seat axis, +z pointing out of the socket --
 SLEEVE_RADIUS = 0.026  # m: the staves' inner faces leave the cap 9 mm of clearance

@@ -1,0 +1,77 @@
+"""The Fiatlux suite behind the Suite seam: twelve subtasks on the free G1, bags scored offline.
+
+Importing this module loads no simulator: the episode is imported when one is
+made. A request carries the head image, the lidar scan, the state vector of
+`observation.py`, the instruction and the reset flag; actions follow
+`joint_position_v1` and are executed by the `servo` controller.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import FELL, SUCCESS, TIMEOUT, Cameras, StandardProtocol, Suite
+from .subtasks import BY_KEY, CRUSHED, DROPPED, TASKS, TIPPED, UNSEATED, FiatluxTask
+
+IMAGE_KEY = "rgb_head"
+CAMERA = "head_d435"
+IMAGE_SIZE = 256
+
+
+class Fiatlux(Suite):
+    name = "fiatlux"
+    protocol = StandardProtocol(
+        name="fiatlux_subtasks_v1", episodes=4, seed_start=0, max_steps=TASKS[0].max_steps, controller="servo"
+    )
+    cameras = Cameras((CAMERA,), CAMERA, IMAGE_SIZE, IMAGE_SIZE)
+    contract = "joint_position_v1"
+    outcomes = (SUCCESS, TIMEOUT, FELL, TIPPED, DROPPED, CRUSHED, UNSEATED)
+
+    @property
+    def conditions(self) -> tuple[FiatluxTask, ...]:
+        return TASKS
+
+    def parse(self, text: str) -> FiatluxTask | None:
+        """A full ID (case-insensitive) or its short key, e.g. `S03`."""
+        return BY_KEY.get(text.strip().upper()) or super().parse(text)
+
+    def make_episode(self, condition: FiatluxTask, seed: int, controller, detail: str):
+        from .episode import FiatluxEpisode
+
+        return FiatluxEpisode(condition, seed, controller=controller, detail=detail)
+
+    def build_request(self, episode, image: np.ndarray, reset: bool) -> dict:
+        return {
+            "image": {IMAGE_KEY: image},
+            "lidar": episode.lidar(),
+            "state": {"states": episode.state().reshape(1, -1)},
+            "instruction": episode.condition.instruction,
+            "history": {"reset": reset},
+        }
+
+    def sinks(self, episode, run_dir, seed: int) -> list:
+        from .recording import BagSink
+
+        return [BagSink(episode, run_dir, seed)]
+
+    def summary_fields(self, condition: FiatluxTask) -> dict:
+        return {"subtask": condition.key, "weight": condition.weight}
+
+    def failure_cause(self, condition: FiatluxTask, summary: dict) -> str:
+        if summary.get("outcome") not in (None, TIMEOUT):
+            return summary["outcome"]
+        ever = summary.get("ever_true", {})
+        missing = [c for c in condition.gate if not ever.get(f"gate_{c}")]
+        return "never held: " + ", ".join(missing) if missing else "gate not held together long enough"
+
+    def offline_report(self, output):
+        from .bag import BAG_GLOB
+        from .scoring import markdown, score_run
+
+        if not any(output.glob(BAG_GLOB)):
+            return None
+        score = score_run(output)
+        return markdown(score), score.to_json()
+
+
+SUITE = Fiatlux()
