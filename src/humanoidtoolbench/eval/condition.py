@@ -1,7 +1,8 @@
 """Evaluate one condition: reuse, resume or start a run; run the missing episodes; validate; score.
 
 The score (`benchmark_result.json`) is written only after every episode's
-outcome and videos pass validation.
+outcome and videos pass validation. One evaluator writes a run directory at a
+time (`RunDir.lock`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from .progress import ProgressReporter
 from .records import BenchmarkResult, EpisodeSummary, RunConfig
 from .result import build_result
 from .resume import resumable_run, reusable_result
-from .rundir import LOGGER, POLICY_INFO, RunDir, RunLog
+from .rundir import CONFIG, LOGGER, POLICY_INFO, RunDir, RunLock, RunLocked, RunLog
 from .settings import EvalSettings
 from .validation import ValidationError, validate_run
 
@@ -57,6 +58,7 @@ def evaluate_condition(
     label = label or settings.condition.name
     backend = backend or LocalBackend(policy)
     fingerprint = condition_fingerprint(settings, policy.info)
+    run = None
     if not rerun:
         run, reasons = reusable_result(output, settings, fingerprint)
         if run is not None:
@@ -64,19 +66,14 @@ def evaluate_condition(
             return ConditionOutcome(run, records.read(run.result_path, BenchmarkResult), reused=True)
         if reasons:
             progress.message(f"{label}: evaluating again because " + "; ".join(reasons))
+        run = resumable_run(output, settings, fingerprint)
 
-    run = None if rerun else resumable_run(output, settings, fingerprint)
-    if run is None:
-        run = RunDir.create(output, settings.condition.name)
-        config = RunConfig(**msgspec.structs.asdict(settings.config()), fingerprint=fingerprint, policy_info=policy.info)
-        run.write_json("evaluation_config.json", config.to_json())
-        run.write_json(POLICY_INFO, policy.info)
-    else:
-        progress.message(f"{label}: continuing interrupted run {run.path}")
-
+    run, lock, fresh = _claim(run, settings, output, fingerprint, policy.info, label, progress)
     started = time.perf_counter()
-    with RunLog(run):
+    with lock, RunLog(run):
         log.info("condition %s, run %s", settings.condition.name, run.path)
+        if not fresh:
+            progress.message(f"{label}: continuing interrupted run {run.path}")
         done = run.completed_seeds() & set(settings.seeds)
         summaries = {seed: run.read_summary(seed) for seed in done}
         missing = [seed for seed in settings.seeds if seed not in done]
@@ -105,3 +102,19 @@ def evaluate_condition(
         run.write_json("benchmark_result.json", result.to_json())
         log.info("validated: %d/%d successes", result.successes, result.episodes)
     return ConditionOutcome(run, result, reused=False)
+
+
+def _claim(run, settings, output, fingerprint, policy_info, label, progress) -> tuple[RunDir, RunLock, bool]:
+    """(run, its lock, whether it is new): `run` unless another evaluator holds it, else a new one."""
+    if run is not None:
+        try:
+            return run, run.lock(), False
+        except RunLocked as exc:
+            progress.message(f"{label}: {exc}; starting a new run")
+    run = RunDir.create(output, settings.condition.name)
+    lock = run.lock()  # before the configuration, which is what makes the run resumable by others
+    config = RunConfig(**msgspec.structs.asdict(settings.config()), fingerprint=fingerprint, policy_info=policy_info)
+    run.write_json(CONFIG, config.to_json())
+    run.write_json(POLICY_INFO, policy_info)
+    return run, lock, True
+

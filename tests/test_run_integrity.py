@@ -1,0 +1,156 @@
+"""Scores you can trust under abuse: one writer per run directory."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from humanoidtoolbench.cli import eval as eval_cli
+from humanoidtoolbench.eval import rundir
+from humanoidtoolbench.eval.rundir import RunDir
+from humanoidtoolbench.eval.validation import validate_run
+
+CONDITION = "G1BallMove-L0-S"
+FAST = ["--episodes", "2", "--max-steps", "20"]
+
+# Holds the home pose; while HTB_TEST_GATE names a file that does not exist yet, the first call
+# marks `entered` beside it and waits for it, so a test can hold an evaluator inside its run.
+GATED = """
+    import os
+    import time
+    from pathlib import Path
+
+    import numpy as np
+
+    def act(request):
+        gate = os.environ.get("HTB_TEST_GATE")
+        if gate:
+            (Path(gate).parent / "entered").touch()
+            deadline = time.monotonic() + 120
+            while not Path(gate).exists() and time.monotonic() < deadline:
+                time.sleep(0.02)
+        state = np.asarray(request["state"]["states"], dtype=np.float64)[0]
+        row = np.zeros(36)
+        row[:32] = state
+        return np.tile(row, (5, 1))
+"""
+
+
+def runs(out: Path) -> list[Path]:
+    return sorted((out / CONDITION).glob("run-*"))
+
+
+def digests(run: Path, seed: int) -> dict[str, str]:
+    """SHA-256 of every file of one episode, by run-relative path."""
+    files = [run / "summaries" / f"episode_{seed}.json", run / "metrics" / f"episode_{seed}.jsonl",
+             run / "policy" / f"episode_{seed}.jsonl", *(run / "steps" / f"episode_{seed}").glob("*"),
+             *(run / "videos" / f"episode_{seed}").glob("*")]
+    return {p.relative_to(run).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
+
+
+def evaluate(out: Path, *extra: str) -> int:
+    return eval_cli.main([CONDITION, "--policy", "pose-hold", "--checkpoint", "k", *FAST, "--output", str(out), *extra])
+
+
+def lines_with(text: str, fragment: str) -> list[str]:
+    return [line for line in text.splitlines() if fragment in line]
+
+
+# -- 1. one writer per run directory -----------------------------------------------------------
+
+
+def gated_command(tmp_path: Path, out: Path) -> list[str]:
+    policy = tmp_path / "gated.py"
+    policy.write_text(textwrap.dedent(GATED))
+    return [sys.executable, "-m", "humanoidtoolbench.cli.eval", CONDITION, "--policy", f"{policy}:act",
+            "--checkpoint", "k", *FAST, "--no-video", "--output", str(out)]
+
+
+def start_gated(tmp_path: Path, cmd: list[str]) -> subprocess.Popen:
+    """An evaluator held inside the first episode of its run (after its configuration is written)."""
+    env = {**os.environ, "HTB_TEST_GATE": str(tmp_path / "gate")}
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (tmp_path / "entered").exists():
+        assert proc.poll() is None and time.monotonic() < deadline, "the gated evaluator never called its policy"
+        time.sleep(0.05)
+    return proc
+
+
+def test_a_second_evaluator_starts_its_own_run_while_the_first_writes(tmp_path, capsys):
+    out = tmp_path / "out"
+    cmd = gated_command(tmp_path, out)
+    first = start_gated(tmp_path, cmd)
+    try:
+        [run] = runs(out)
+        assert eval_cli.main(cmd[3:]) == 0  # the same command, in this process
+        err = capsys.readouterr().err
+        message = f"run {run} is being written by pid {first.pid} on host {socket.gethostname()}; starting a new run"
+        assert len(lines_with(err, message)) == 1, err
+        assert "continuing interrupted run" not in err
+        [mine] = [r for r in runs(out) if r != run]
+        assert validate_run(mine) == [] and (mine / "benchmark_result.json").is_file()
+        (tmp_path / "gate").touch()
+        _, first_err = first.communicate(timeout=300)
+    finally:
+        first.kill()
+    assert first.returncode == 0, first_err
+    assert validate_run(run) == []  # every metrics file has its lines: nobody else wrote there
+    assert json.loads((run / "benchmark_result.json").read_text())["run_dir"] == str(run.resolve())
+    assert not list(out.rglob("run.lock")), "a lock outlived its evaluator"
+
+
+def test_the_run_of_a_killed_evaluator_is_taken_over(tmp_path, capsys):
+    out = tmp_path / "out"
+    cmd = gated_command(tmp_path, out)
+    first = start_gated(tmp_path, cmd)
+    first.send_signal(signal.SIGKILL)
+    first.communicate(timeout=60)
+    [run] = runs(out)
+    assert json.loads((run / "run.lock").read_text())["pid"] == first.pid  # left behind, nobody holds it
+    assert eval_cli.main(cmd[3:]) == 0
+    err = capsys.readouterr().err
+    assert f"continuing interrupted run {run}" in err and "being written by" not in err
+    assert runs(out) == [run] and validate_run(run) == []
+    assert not (run / "run.lock").exists()
+
+
+def test_a_run_lock_names_its_holder_is_released_and_a_dead_holder_is_stale(tmp_path):
+    run = RunDir(tmp_path)
+    with run.lock():
+        holder = json.loads((tmp_path / "run.lock").read_text())
+        assert (holder["pid"], holder["host"]) == (os.getpid(), socket.gethostname())
+        with pytest.raises(rundir.RunLocked) as locked:
+            with run.lock():
+                pass
+        assert str(locked.value) == f"run {tmp_path} is being written by pid {os.getpid()} on host {socket.gethostname()}"
+    assert not (tmp_path / "run.lock").exists()
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    (tmp_path / "run.lock").write_text(json.dumps({"pid": dead.pid, "host": socket.gethostname(), "started": "x"}))
+    with run.lock():
+        assert json.loads((tmp_path / "run.lock").read_text())["pid"] == os.getpid()
+
+
+def test_a_run_held_by_this_process_is_not_written_by_a_second_evaluation(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert evaluate(out, "--no-video") == 0
+    [run] = runs(out)
+    (run / "benchmark_result.json").unlink()  # an unfinished run, as if its evaluator were still validating
+    before = {seed: digests(run, seed) for seed in (10000, 10001)}
+    with RunDir(run).lock():
+        assert evaluate(out, "--no-video") == 0
+    err = capsys.readouterr().err
+    assert len(lines_with(err, f"run {run} is being written by pid {os.getpid()}")) == 1, err
+    assert {seed: digests(run, seed) for seed in (10000, 10001)} == before
+    assert not (run / "benchmark_result.json").exists() and len(runs(out)) == 2
