@@ -1,4 +1,5 @@
-"""Scores you can trust under abuse: one writer per run directory."""
+"""Scores you can trust under abuse: one writer per run directory, files re-checked before reuse, damaged
+episodes named and redone."""
 
 from __future__ import annotations
 
@@ -154,3 +155,78 @@ def test_a_run_held_by_this_process_is_not_written_by_a_second_evaluation(tmp_pa
     assert len(lines_with(err, f"run {run} is being written by pid {os.getpid()}")) == 1, err
     assert {seed: digests(run, seed) for seed in (10000, 10001)} == before
     assert not (run / "benchmark_result.json").exists() and len(runs(out)) == 2
+
+
+# -- 2. a finished result is re-checked before it is reused ------------------------------------
+
+
+@pytest.mark.parametrize("damage", ["video deleted", "summary truncated"])
+def test_a_damaged_finished_result_is_named_and_its_episode_redone(tmp_path, capsys, damage):
+    out = tmp_path / "out"
+    video = [] if damage == "video deleted" else ["--no-video"]
+    assert evaluate(out, *video) == 0
+    [run] = runs(out)
+    healthy = digests(run, 10000)
+    if damage == "video deleted":
+        damaged = "videos/episode_10001/wrist_left.mp4"
+        (run / damaged).unlink()
+    else:
+        damaged = "summaries/episode_10001.json"
+        (run / damaged).write_bytes((run / damaged).read_bytes()[:40])
+    capsys.readouterr()
+    assert evaluate(out, *video) == 0
+    err = capsys.readouterr().err
+    assert "reusing validated result" not in err
+    [line] = lines_with(err, damaged)
+    assert str(run) in line and "redoing seed 10001" in line
+    assert runs(out) == [run] and validate_run(run) == []
+    assert digests(run, 10000) == healthy
+    assert (run / damaged).is_file()
+    result = json.loads((run / "benchmark_result.json").read_text())
+    assert result["status"] == "validated" and [o["seed"] for o in result["outcomes"]] == [10000, 10001]
+    assert evaluate(out, *video) == 0
+    assert "reusing validated result" in capsys.readouterr().err
+
+
+# -- 3. a damaged episode of an unfinished run is named and redone -----------------------------
+
+
+@pytest.mark.parametrize("damage", ["summaries/episode_10000.json", "metrics/episode_10000.jsonl"])
+def test_a_damaged_episode_of_an_unfinished_run_is_named_and_redone(tmp_path, capsys, damage):
+    out = tmp_path / "out"
+    assert evaluate(out, "--no-video") == 0
+    [run] = runs(out)
+    (run / "benchmark_result.json").unlink()  # interrupted before its result was written
+    healthy = digests(run, 10001)
+    if damage.startswith("summaries"):
+        (run / damage).write_text('{"schema_version": 1, "env_id": ')
+    else:
+        (run / damage).unlink()
+    capsys.readouterr()
+    assert evaluate(out, "--no-video") == 0
+    err = capsys.readouterr().err
+    [line] = lines_with(err, damage)
+    assert str(run) in line and "redoing seed 10000" in line
+    assert runs(out) == [run] and validate_run(run) == []
+    assert digests(run, 10001) == healthy
+    assert json.loads((run / "benchmark_result.json").read_text())["status"] == "validated"
+
+
+# -- 4. an unreadable result is a damaged finished result --------------------------------------
+
+
+def test_a_truncated_result_is_named_and_written_again_in_the_same_run(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert evaluate(out, "--no-video") == 0
+    [run] = runs(out)
+    episodes = {seed: digests(run, seed) for seed in (10000, 10001)}
+    result = run / "benchmark_result.json"
+    result.write_bytes(result.read_bytes()[:100])
+    capsys.readouterr()
+    assert evaluate(out, "--no-video") == 0
+    err = capsys.readouterr().err
+    [line] = lines_with(err, "unreadable")
+    assert f"{run / 'benchmark_result.json'}" in line and "cannot be reused" in line
+    assert runs(out) == [run]
+    assert {seed: digests(run, seed) for seed in (10000, 10001)} == episodes  # nothing needed redoing
+    assert json.loads(result.read_text())["status"] == "validated"

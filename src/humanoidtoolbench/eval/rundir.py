@@ -168,6 +168,11 @@ class RunDir:
         os.pwrite(fd, (json.dumps(holder) + "\n").encode(), 0)
         return RunLock(path, fd)
 
+    def forget_episode(self, seed: int) -> None:
+        """Remove a recorded episode that failed its checks, summary first, so that its seed counts as not run."""
+        self.summary(seed).unlink(missing_ok=True)
+        self.discard_episode(seed)
+
     def discard_episode(self, seed: int) -> None:
         """Remove what an interrupted episode left behind."""
         for folder in (self.videos(seed), self.steps(seed)):

@@ -219,6 +219,12 @@ def validate_run(run_dir: str | os.PathLike, config: dict | None = None) -> list
     return check_run(run_dir, config).problems
 
 
+def summarize_problems(problems: list[str], shown: int = 4) -> str:
+    """The first `shown` problems on one line, and how many more there are."""
+    more = f"; and {len(problems) - shown} more" if len(problems) > shown else ""
+    return "; ".join(problems[:shown]) + more
+
+
 def revalidate_videos(run_dir: str | os.PathLike, config: dict) -> list[str]:
     """Deep check: decode every video again and compare with the recorded facts."""
     run_dir = Path(run_dir)
