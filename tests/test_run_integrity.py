@@ -1,5 +1,5 @@
 """Scores you can trust under abuse: one writer per run directory, files re-checked before reuse, damaged
-episodes named and redone."""
+episodes named and redone, and a policy server's refusal that says when it frees."""
 
 from __future__ import annotations
 
@@ -11,15 +11,22 @@ import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.eval import rundir
 from humanoidtoolbench.eval.rundir import RunDir
 from humanoidtoolbench.eval.validation import validate_run
+from humanoidtoolbench.policies import pose_hold
+from humanoidtoolbench.policies.errors import PolicyConnectionError
+from humanoidtoolbench.policies.http_client import HttpPolicyClient
+from humanoidtoolbench.policies.loader import LoadedPolicy
+from humanoidtoolbench.policies.server import PolicyServer
 
 CONDITION = "G1BallMove-L0-S"
 FAST = ["--episodes", "2", "--max-steps", "20"]
@@ -230,3 +237,55 @@ def test_a_truncated_result_is_named_and_written_again_in_the_same_run(tmp_path,
     assert runs(out) == [run]
     assert {seed: digests(run, seed) for seed in (10000, 10001)} == episodes  # nothing needed redoing
     assert json.loads(result.read_text())["status"] == "validated"
+
+
+# -- 6. the policy server's refusal says when it frees ------------------------------------------
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_preflight_refusal_says_how_long_the_other_session_idles_and_when_the_server_frees():
+    clock, entered, release = FakeClock(), threading.Event(), threading.Event()
+
+    def predict(request):
+        if request.get("instruction") == "block":
+            entered.set()
+            assert release.wait(60)
+        return pose_hold.predict(request)
+
+    policy = LoadedPolicy(predict=predict, name="fake", source="test", file=None, adapter_sha256="0" * 64)
+    server = PolicyServer(policy, clock=clock, session_timeout_s=60.0, log=lambda m: None)
+    port = server.start(port=0)
+    crashed, other = HttpPolicyClient("127.0.0.1", port, session="crashed"), HttpPolicyClient("127.0.0.1", port)
+    request = {"image": {"rgb_head_stereo_left": np.zeros((360, 640, 3), np.uint8)},
+               "instruction": "hold", "history": {"reset": True},
+               "state": {"states": np.zeros((1, 32), np.float32)}}
+    try:
+        crashed.act(request)
+        clock.now += 25
+        with pytest.raises(PolicyConnectionError) as idle:
+            other.preflight()
+        message = str(idle.value)
+        assert "session crashed" in message and "idle for 25 s" in message and "frees in 35 s" in message
+        assert "htb-serve --allow-shared" in message and "one server per evaluator" in message
+        assert "\n" not in message
+
+        call = threading.Thread(target=crashed.act, args=({**request, "instruction": "block"},))
+        call.start()
+        assert entered.wait(60)
+        with pytest.raises(PolicyConnectionError) as busy:
+            other.preflight()
+        message = str(busy.value)
+        assert "request in progress" in message and "idle" not in message
+        assert "htb-serve --allow-shared" in message and "one server per evaluator" in message
+        release.set()
+        call.join(60)
+    finally:
+        release.set()
+        server.shutdown()
