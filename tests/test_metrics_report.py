@@ -7,7 +7,9 @@ import json
 import pytest
 
 from humanoidtoolbench.cli import metrics as metrics_cli
+from humanoidtoolbench.eval.records import EpisodeSummary
 from humanoidtoolbench.metrics.report import failure_cause, load, markdown
+from humanoidtoolbench.record.files import write_json_atomic
 
 
 def summary(success, step, final=None, ever=None, lift_max=0.2):
@@ -45,14 +47,24 @@ def test_failure_causes(name, s, cause):
 
 
 def write_run(root, name, summaries):
+    """A run that passes validation (without videos) whose episodes end as `summaries` say."""
     run = root / name / "run-20260101-000000-aaaaaa"
-    (run / "summaries").mkdir(parents=True)
-    for i, s in enumerate(summaries):
-        (run / "summaries" / f"episode_{10000 + i}.json").write_text(json.dumps(s))
+    seeds = [10000 + i for i in range(len(summaries))]
+    config = {"seeds": seeds, "episodes": len(seeds), "max_steps": 3000, "record_video": False, "cameras": []}
+    write_json_atomic(run / "evaluation_config.json", config)
+    (run / "metrics").mkdir()
+    for seed, s in zip(seeds, summaries):
+        done = s["success"]
+        record = EpisodeSummary(env_id=name, seed=seed, instruction="x", step=s["step"], success=done, terminated=done,
+                                truncated=not done, outcome="success" if done else "timeout",
+                                final_metrics=s["final_metrics"], ever_true=s["ever_true"], numeric_max=s["numeric_max"])
+        write_json_atomic(run / "summaries" / f"episode_{seed}.json", record.to_json())
+        (run / "metrics" / f"episode_{seed}.jsonl").write_text("{}\n" * s["step"])
     successes = sum(s["success"] for s in summaries)
     (run / "benchmark_result.json").write_text(
         json.dumps({"status": "validated", "episodes": len(summaries), "successes": successes, "reportable": False})
     )
+    return run
 
 
 def test_report_from_output_directory(tmp_path, capsys):
@@ -83,3 +95,25 @@ def test_a_corrupt_record_is_one_line_and_exit_2(tmp_path, capsys):
     result.write_text('{"status": "validated"}')
     assert metrics_cli.main([str(tmp_path)]) == 2
     assert "lacks the field 'episodes'" in capsys.readouterr().err
+
+
+def test_a_result_whose_files_changed_is_reported_as_not_verified(tmp_path, capsys):
+    """Exit 1, one warning naming the file, marked in Markdown and JSON, in no mean; other results unaffected."""
+    failed = summary(False, 3000, {"ice_broken_count": 0, "tool_lift": 0.2}, {"picked_correct_tool": True})
+    damaged = write_run(tmp_path, "G1IceBreak-L1-S", [summary(True, 900), failed])
+    write_run(tmp_path, "G1IceBreak-L0-S", [summary(True, 800)])
+    (damaged / "metrics" / "episode_10001.jsonl").unlink()
+    assert metrics_cli.main([str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [
+        f"htb-metrics: warning: {damaged / 'benchmark_result.json'} is NOT VERIFIED: "
+        "seed 10001: metrics/episode_10001.jsonl missing"
+    ]
+    assert "| G1IceBreak-L1-S (NOT VERIFIED) | 1/2 | — |" in out and "NOT VERIFIED: the files of G1IceBreak-L1-S" in out
+    assert "| G1IceBreak-L0-S | 1/1 | 800 | none |" in out
+    assert "| IceBreak | L1 | — | — |" in out  # not in the suite's table as if it were a result
+    assert metrics_cli.main([str(tmp_path), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["G1IceBreak-L1-S"]["verified"] is False and report["G1IceBreak-L1-S"]["causes"] == {}
+    assert report["G1IceBreak-L0-S"] == {"episodes": 1, "successes": 1, "median_steps": 800, "causes": {},
+                                         "verified": True, "problems": []}

@@ -208,3 +208,19 @@ def test_inconsistent_outcome_rejected(tmp_path):
     assert problems_mentioning(validation.validate_run(tmp_path), "inconsistent outcome")
     edit_summary(tmp_path, 10000, terminated=True, step=0)
     assert problems_mentioning(validation.validate_run(tmp_path), "step 0 outside 1..20")
+
+
+def test_problems_name_the_episode_to_redo(tmp_path):
+    """An episode is blamed for its own unreadable or invalid summary and its files; a missing summary blames none."""
+    make_run(tmp_path, seeds=(10000, 10001, 10002, 10003), record_video=False)
+    (tmp_path / "summaries" / "episode_10000.json").write_text('{"seed": 100')
+    (tmp_path / "metrics" / "episode_10001.jsonl").unlink()
+    (tmp_path / "summaries" / "episode_10002.json").unlink()
+    edit_summary(tmp_path, 10003, step="ten")
+    check = validation.check_run(tmp_path)
+    assert check.run == ["missing outcomes for 2 seeds: 10000, 10002"]
+    assert sorted(check.episodes) == [10000, 10001, 10003]
+    assert check.episodes[10000][0].startswith("summaries/episode_10000.json: unreadable")
+    assert check.episodes[10001] == ["seed 10001: metrics/episode_10001.jsonl missing"]
+    assert check.episodes[10003][0].startswith("seed 10003: summaries/episode_10003.json: not a valid EpisodeSummary")
+    assert validation.validate_run(tmp_path) == check.problems

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..eval.validation import summarize_problems
 from ..metrics.report import ReportError, load, markdown
 
 
@@ -14,6 +15,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="htb-metrics",
         description="Successes, median steps to success and failure causes per condition, from recorded runs.",
+        epilog="Each result is validated again against its run's files. A result whose files no longer match "
+        "(a video deleted, a summary edited) gets a one-line warning on stderr, is marked NOT VERIFIED in the "
+        "Markdown (\"verified\": false in the JSON) with neither steps nor causes, and counts in no mean; "
+        "the report is still printed, and the exit status is then 1. Exit status 2: nothing to report, or a "
+        "recorded file that cannot be read.",
     )
     parser.add_argument("output", help="an htb-eval --output directory")
     parser.add_argument("--title", default="Results")
@@ -30,15 +36,19 @@ def main(argv: list[str] | None = None) -> int:
     if not reports:
         print(f"htb-metrics: no validated results under {args.output}", file=sys.stderr)
         return 2
+    for r in reports.values():
+        if not r.verified:
+            print(f"htb-metrics: warning: {r.path} is NOT VERIFIED: {summarize_problems(r.problems)}", file=sys.stderr)
     if args.json:
         out = {
-            n: {"episodes": r.episodes, "successes": r.successes, "median_steps": r.median_steps, "causes": dict(r.causes)}
+            n: {"episodes": r.episodes, "successes": r.successes, "median_steps": r.median_steps, "causes": dict(r.causes),
+                "verified": r.verified, "problems": r.problems}
             for n, r in reports.items()
         }
         print(json.dumps(out, indent=2))
     else:
         print(markdown(reports, args.title), end="")
-    return 0
+    return 0 if all(r.verified for r in reports.values()) else 1
 
 
 if __name__ == "__main__":

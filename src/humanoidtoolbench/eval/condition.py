@@ -1,7 +1,9 @@
 """Evaluate one condition: reuse, resume or start a run; run the missing episodes; validate; score.
 
 The score (`benchmark_result.json`) is written only after every episode's
-outcome and videos pass validation.
+outcome and videos pass validation. One evaluator writes a run directory at a
+time (`RunDir.lock`); a run it continues or repairs is checked first, and an
+episode whose files fail the checks is discarded and run again.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from .progress import ProgressReporter
 from .records import BenchmarkResult, EpisodeSummary, RunConfig
 from .result import build_result
 from .resume import resumable_run, reusable_result
-from .rundir import LOGGER, POLICY_INFO, RunDir, RunLog
+from .rundir import CONFIG, LOGGER, POLICY_INFO, RunDir, RunLock, RunLocked, RunLog
 from .settings import EvalSettings
-from .validation import ValidationError, validate_run
+from .validation import ValidationError, check_run, compact_seeds, summarize_problems, validate_run
 
 log = logging.getLogger(LOGGER)
 
@@ -57,26 +59,24 @@ def evaluate_condition(
     label = label or settings.condition.name
     backend = backend or LocalBackend(policy)
     fingerprint = condition_fingerprint(settings, policy.info)
+    run, damage = None, []
     if not rerun:
-        run, reasons = reusable_result(output, settings, fingerprint)
-        if run is not None:
+        run, damage, reasons = reusable_result(output, settings, fingerprint)
+        if run is not None and not damage:
             progress.message(f"{label}: reusing validated result {run.result_path}")
             return ConditionOutcome(run, records.read(run.result_path, BenchmarkResult), reused=True)
         if reasons:
             progress.message(f"{label}: evaluating again because " + "; ".join(reasons))
+        run = run or resumable_run(output, settings, fingerprint)
 
-    run = None if rerun else resumable_run(output, settings, fingerprint)
-    if run is None:
-        run = RunDir.create(output, settings.condition.name)
-        config = RunConfig(**msgspec.structs.asdict(settings.config()), fingerprint=fingerprint, policy_info=policy.info)
-        run.write_json("evaluation_config.json", config.to_json())
-        run.write_json(POLICY_INFO, policy.info)
-    else:
-        progress.message(f"{label}: continuing interrupted run {run.path}")
-
+    run, lock, fresh = _claim(run, settings, output, fingerprint, policy.info, label, progress)
     started = time.perf_counter()
-    with RunLog(run):
+    with lock, RunLog(run):
         log.info("condition %s, run %s", settings.condition.name, run.path)
+        if not fresh:
+            if not damage:
+                progress.message(f"{label}: continuing interrupted run {run.path}")
+            _repair(run, settings, damage, label, progress)
         done = run.completed_seeds() & set(settings.seeds)
         summaries = {seed: run.read_summary(seed) for seed in done}
         missing = [seed for seed in settings.seeds if seed not in done]
@@ -105,3 +105,44 @@ def evaluate_condition(
         run.write_json("benchmark_result.json", result.to_json())
         log.info("validated: %d/%d successes", result.successes, result.episodes)
     return ConditionOutcome(run, result, reused=False)
+
+
+def _claim(run, settings, output, fingerprint, policy_info, label, progress) -> tuple[RunDir, RunLock, bool]:
+    """(run, its lock, whether it is new): `run` unless another evaluator holds it, else a new one."""
+    if run is not None:
+        try:
+            return run, run.lock(), False
+        except RunLocked as exc:
+            progress.message(f"{label}: {exc}; starting a new run")
+    run = RunDir.create(output, settings.condition.name)
+    lock = run.lock()  # before the configuration, which is what makes the run resumable by others
+    config = RunConfig(**msgspec.structs.asdict(settings.config()), fingerprint=fingerprint, policy_info=policy_info)
+    run.write_json(CONFIG, config.to_json())
+    run.write_json(POLICY_INFO, policy_info)
+    return run, lock, True
+
+
+def _repair(run: RunDir, settings: EvalSettings, damage: list[str], label: str, progress: ProgressReporter) -> None:
+    """Discard what failed its checks in a run this evaluator holds, so that the missing seeds redo it.
+
+    `damage`: what no longer matches in a finished run, whose result goes first;
+    an unfinished run is checked here, and only a damaged episode is news.
+    """
+    if damage:
+        run.result_path.unlink(missing_ok=True)  # no result may stand for files about to change
+    damaged = check_run(run.path).episodes
+    for seed in damaged:
+        run.forget_episode(seed)
+    problems = damage or [p for seed in sorted(damaged) for p in damaged[seed]]
+    if not problems:
+        return
+    for p in problems:
+        log.warning("damaged: %s", p)
+    redo = sorted(set(settings.seeds) - run.completed_seeds())
+    what = f"validated result {run.result_path} cannot be reused" if damage else f"run {run.path} has damaged episodes"
+    todo = f"redoing {_seeds(redo)} in that run" if redo else "validating that run again"
+    progress.message(f"{label}: {what}: {summarize_problems(problems)}; {todo}")
+
+
+def _seeds(seeds: list[int]) -> str:
+    return ("seed " if len(seeds) == 1 else "seeds ") + compact_seeds(seeds)

@@ -9,6 +9,7 @@
     policy/episode_<seed>.jsonl       one line per policy call, with the reply's metadata
     videos/episode_<seed>/<camera>.mp4
     benchmark_result.json    written only after validation
+    run.lock                 held by the evaluator writing the run (`RunDir.lock`)
 
 Every file is written atomically or under a `.partial` name, so a crash
 leaves either complete files or partial ones that a rerun removes.
@@ -16,11 +17,13 @@ leaves either complete files or partial ones that a rerun removes.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
 import secrets
 import shutil
+import socket
 import time
 from pathlib import Path
 
@@ -32,7 +35,44 @@ CONFIG = "evaluation_config.json"
 POLICY_INFO = "policy_info.json"
 LOG = "eval_latest.log"
 RESULT = "benchmark_result.json"
+LOCK = "run.lock"
 LOGGER = "humanoidtoolbench.eval"
+
+
+class RunLocked(RuntimeError):
+    """Another evaluator is writing the run directory; the message names its pid and host."""
+
+    def __init__(self, path: Path, holder: dict) -> None:
+        who = f"pid {holder['pid']} on host {holder['host']}" if {"pid", "host"} <= holder.keys() else "another evaluator"
+        super().__init__(f"run {path} is being written by {who}")
+        self.holder = holder
+
+
+class RunLock:
+    """One evaluator's exclusive right to write into a run directory, until `release` (or its exit).
+
+    An `fcntl.flock` on `run.lock`: the kernel drops it when the process dies,
+    however it dies, so a lock file a killed evaluator left behind is stale by
+    construction and simply taken over. The file holds the holder's pid, host
+    and start time for the message another evaluator prints. Workers (local
+    processes, Ray tasks) write on the driver's behalf and never take it.
+    """
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path, self._fd = path, fd
+
+    def release(self) -> None:
+        """Remove the file while still holding it, so whoever opened it before retries on a fresh one."""
+        if self._fd is not None:
+            self.path.unlink(missing_ok=True)
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> "RunLock":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
 
 
 class RunDir:
@@ -103,6 +143,36 @@ class RunDir:
     def read_summary(self, seed: int) -> EpisodeSummary:
         return records.read(self.summary(seed), EpisodeSummary)
 
+    def lock(self) -> RunLock:
+        """Take the run for this process, or raise RunLocked naming the evaluator that holds it."""
+        path = self.path / LOCK
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = _holder(os.pread(fd, 4096, 0))
+                os.close(fd)
+                raise RunLocked(self.path, holder) from None
+            try:
+                current = os.stat(path)
+            except FileNotFoundError:
+                current = None
+            mine = os.fstat(fd)
+            if current is not None and (current.st_dev, current.st_ino) == (mine.st_dev, mine.st_ino):
+                break
+            os.close(fd)  # its holder released and removed it meanwhile: lock the file there now
+        started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        holder = {"pid": os.getpid(), "host": socket.gethostname(), "started": started}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (json.dumps(holder) + "\n").encode(), 0)
+        return RunLock(path, fd)
+
+    def forget_episode(self, seed: int) -> None:
+        """Remove a recorded episode that failed its checks, summary first, so that its seed counts as not run."""
+        self.summary(seed).unlink(missing_ok=True)
+        self.discard_episode(seed)
+
     def discard_episode(self, seed: int) -> None:
         """Remove what an interrupted episode left behind."""
         for folder in (self.videos(seed), self.steps(seed)):
@@ -110,6 +180,15 @@ class RunDir:
         for p in (self.metrics(seed), self.policy_calls(seed)):
             p.unlink(missing_ok=True)
             p.with_name(p.name + ".partial").unlink(missing_ok=True)
+
+
+def _holder(raw: bytes) -> dict:
+    """The holder a lock file names; {} while its holder has not written it yet."""
+    try:
+        holder = json.loads(raw)
+    except ValueError:
+        return {}
+    return holder if isinstance(holder, dict) else {}
 
 
 class RunLog:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 from .. import suites
 from ..record.probe import VideoError, VideoFacts, file_sha256, probe_video
@@ -80,7 +81,7 @@ def check_episode(run_dir: str | os.PathLike, config: dict, summary: dict) -> li
     run_dir = Path(run_dir)
     seed = summary.get("seed")
     try:
-        convert(summary, EpisodeSummary, "summary")
+        convert(summary, EpisodeSummary, f"summaries/episode_{seed}.json")
     except RecordError as exc:
         return [f"seed {seed}: {exc}"]
     outcomes = suites.get(config.get("suite", suites.default().name)).outcomes
@@ -166,20 +167,40 @@ def load_config(run_dir: str | os.PathLike) -> dict:
     return json.loads((Path(run_dir) / CONFIG_FILE).read_text())
 
 
-def validate_run(run_dir: str | os.PathLike, config: dict | None = None) -> list[str]:
-    """Every problem with a run directory, one line each; empty means valid."""
+class RunCheck(NamedTuple):
+    """What `check_run` found: problems of the run as a whole, and those of each recorded episode."""
+
+    run: list[str]  # the configuration, missing and extra outcomes, summaries that name no configured seed
+    episodes: dict[int, list[str]]  # configured seed -> problems of its recorded episode (its summary included)
+
+    @property
+    def problems(self) -> list[str]:
+        return self.run + [p for seed in sorted(self.episodes) for p in self.episodes[seed]]
+
+
+def check_run(run_dir: str | os.PathLike, config: dict | None = None) -> RunCheck:
+    """Every problem with a run directory, one line each, by episode where one is to blame.
+
+    The condition runner redoes the episodes named in `episodes`; a seed with
+    no summary file counts as not run, not as damaged.
+    """
     run_dir = Path(run_dir)
     if config is None:
         try:
             config = load_config(run_dir)
         except (OSError, ValueError) as exc:
-            return [f"cannot read {run_dir / CONFIG_FILE}: {exc}"]
+            return RunCheck([f"cannot read {run_dir / CONFIG_FILE}: {exc}"], {})
     seeds = list(config["seeds"])
-    problems = []
+    problems: list[str] = []
     if len(seeds) != config["episodes"] or len(set(seeds)) != len(seeds):
         problems.append(f"configuration lists {len(set(seeds))} distinct seeds for {config['episodes']} episodes")
     summaries, unreadable = _summaries(run_dir)
-    problems += unreadable
+    episodes: dict[int, list[str]] = {}
+    for seed, problem in unreadable:
+        if seed in seeds:
+            episodes.setdefault(seed, []).append(problem)
+        else:
+            problems.append(problem)
     missing = [s for s in seeds if s not in summaries]
     if missing:
         problems.append(f"missing outcomes for {_count(missing)}: {compact_seeds(missing)}")
@@ -187,9 +208,21 @@ def validate_run(run_dir: str | os.PathLike, config: dict | None = None) -> list
     if extra:
         problems.append(f"outcomes for {_count(extra)} outside the configured list: {compact_seeds(extra)}")
     for seed in seeds:
-        if seed in summaries:
-            problems += check_episode(run_dir, config, summaries[seed])
-    return problems
+        found = check_episode(run_dir, config, summaries[seed]) if seed in summaries else []
+        if found:
+            episodes[seed] = found
+    return RunCheck(problems, episodes)
+
+
+def validate_run(run_dir: str | os.PathLike, config: dict | None = None) -> list[str]:
+    """Every problem with a run directory, one line each; empty means valid."""
+    return check_run(run_dir, config).problems
+
+
+def summarize_problems(problems: list[str], shown: int = 4) -> str:
+    """The first `shown` problems on one line, and how many more there are."""
+    more = f"; and {len(problems) - shown} more" if len(problems) > shown else ""
+    return "; ".join(problems[:shown]) + more
 
 
 def revalidate_videos(run_dir: str | os.PathLike, config: dict) -> list[str]:
@@ -212,19 +245,23 @@ def revalidate_videos(run_dir: str | os.PathLike, config: dict) -> list[str]:
     return problems
 
 
-def _summaries(run_dir: Path) -> tuple[dict[int, dict], list[str]]:
-    """Episode summaries by seed, and problems with files that cannot serve as one."""
+def _summaries(run_dir: Path) -> tuple[dict[int, dict], list[tuple[int | None, str]]]:
+    """Episode summaries by seed, and (seed of its name or None, problem) for files that cannot serve as one."""
     found, problems = {}, []
     for path in sorted((run_dir / "summaries").glob("episode_*.json")):
         name = f"summaries/{path.name}"
         try:
             seed = int(path.stem.removeprefix("episode_"))
+        except ValueError:
+            problems.append((None, f"{name}: not named after a seed"))
+            continue
+        try:
             summary = json.loads(path.read_text())
         except (OSError, ValueError) as exc:
-            problems.append(f"{name}: unreadable ({exc})")
+            problems.append((seed, f"{name}: unreadable ({exc})"))
             continue
         if not isinstance(summary, dict) or summary.get("seed") != seed:
-            problems.append(f"{name}: does not hold the summary of seed {seed}")
+            problems.append((seed, f"{name}: does not hold the summary of seed {seed}"))
             continue
         found[seed] = summary
     return found, problems

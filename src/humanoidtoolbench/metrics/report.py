@@ -3,7 +3,10 @@
 Everything comes from the recorded files: each condition's newest validated
 `benchmark_result.json` and its episode summaries (final metrics, what was
 ever true). Failure causes are read from the metrics the episode recorded,
-first cause that applies.
+first cause that applies. Each run is validated again first
+(`validate_run`): a result whose files no longer match is reported as not
+verified, with its counts but neither steps nor causes, and no suite mean
+includes it.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import suites
+from ..eval.validation import validate_run
 
 
 @dataclass
@@ -25,6 +29,12 @@ class ConditionReport:
     steps_to_success: list[int] = field(default_factory=list)
     causes: Counter = field(default_factory=Counter)
     reportable: bool = False
+    problems: list[str] = field(default_factory=list)  # why its files no longer match; empty: verified
+    path: Path | None = None  # its benchmark_result.json
+
+    @property
+    def verified(self) -> bool:
+        return not self.problems
 
     @property
     def median_steps(self) -> float | None:
@@ -65,7 +75,10 @@ def condition_report(output: Path, name: str) -> ConditionReport | None:
         return None
     result = _read(path)
     try:
-        report = ConditionReport(name, result["episodes"], result["successes"], reportable=bool(result.get("reportable")))
+        report = ConditionReport(name, result["episodes"], result["successes"], reportable=bool(result.get("reportable")),
+                                 problems=validate_run(path.parent), path=path)
+        if not report.verified:  # steps and causes would come from the files that changed
+            return report
         for summary_path in sorted((path.parent / "summaries").glob("episode_*.json")):
             summary = _read(summary_path)
             if summary["success"]:
@@ -93,16 +106,24 @@ def markdown(reports: dict[str, ConditionReport], title: str = "Results") -> str
         rows = []
         for c in suite.conditions:
             r = reports.get(c.name)
+            r = r if r is not None and r.verified else None  # the per-condition table shows it, marked
             rate = None if r is None else r.successes / r.episodes
             rows.append({"name": c.name, **suite.summary_fields(c), "successes": r and r.successes,
                          "episodes": r and r.episodes, "success_rate": rate})
         lines += [""] + suite.summary_markdown(rows, None, "")
-        if len(mine) == len(suite.conditions):
+        if len(mine) == len(suite.conditions) and all(reports[c.name].verified for c in mine):
             mean = sum(reports[c.name].successes / reports[c.name].episodes for c in mine) / len(mine)
             lines += ["", f"Unweighted mean of the {len(mine)} condition success rates: {mean:.3f}."]
     lines += ["", "| Condition | Successes | Median steps to success | Failure causes |", "| --- | --- | --- | --- |"]
     for name, r in reports.items():
+        if not r.verified:
+            lines.append(f"| {name} (NOT VERIFIED) | {r.successes}/{r.episodes} | — | its files no longer match |")
+            continue
         median = "—" if r.median_steps is None else f"{r.median_steps:g}"
         causes = "; ".join(f"{c} ({n})" for c, n in r.causes.most_common()) or "none"
         lines.append(f"| {name} | {r.successes}/{r.episodes} | {median} | {causes} |")
+    damaged = [name for name, r in reports.items() if not r.verified]
+    if damaged:
+        lines += ["", f"NOT VERIFIED: the files of {', '.join(damaged)} changed after validation; "
+                  "rerun the same htb-eval command to redo what is damaged."]
     return "\n".join(lines) + "\n"

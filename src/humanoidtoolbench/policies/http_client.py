@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import math
 import socket
 import threading
 import time
@@ -42,6 +43,28 @@ def _error_text(exc: urllib.error.HTTPError) -> str:
         return one_line(body["error"] if isinstance(body, dict) and "error" in body else raw.decode("utf-8", "replace"))
     except wire.WireError:
         return one_line(raw.decode("utf-8", "replace"))
+
+
+def _holding(state: dict) -> str:
+    """How the session in `/info`'s `server_state` holds the server, and what to do about it.
+
+    After an evaluator crashes its session holds the server until it has been
+    idle for the server's session timeout: say how long that still is.
+    """
+    session, idle, frees_in = state.get("active_session"), state.get("seconds_since_request"), state.get("frees_in_s")
+    if state.get("request_in_progress"):
+        how = "which has a request in progress"
+    elif isinstance(idle, (int, float)) and isinstance(frees_in, (int, float)):
+        how = (
+            f"which has been idle for {idle:.0f} s (its evaluator may have crashed); "
+            f"the server frees in {math.ceil(frees_in)} s, run again then"
+        )
+    else:
+        how = "which holds it"
+    return (
+        f"(session {session}), {how}; to evaluate in parallel, start one server per evaluator on its own --port, "
+        "or serve a policy that keeps no state between requests with `htb-serve --allow-shared`"
+    )
 
 
 def _timed_out(exc: OSError) -> bool:
@@ -139,10 +162,7 @@ class HttpPolicyClient:
         state = info.get("server_state") or {}
         active = state.get("active_session")
         if state.get("exclusive") and active not in (None, self.session):
-            raise PolicyConnectionError(
-                f"policy server at {self.url} is busy serving another evaluator (session {active}); "
-                "start one server per evaluator on its own --port"
-            )
+            raise PolicyConnectionError(f"policy server at {self.url} is busy serving another evaluator {_holding(state)}")
         return info
 
     def act(self, request: dict) -> Reply:
