@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from .. import suites
 from ..eval.validation import summarize_problems
 from ..metrics.report import ReportError, load, markdown
 
@@ -33,6 +34,11 @@ def main(argv: list[str] | None = None) -> int:
     except ReportError as exc:
         print(f"htb-metrics: {exc}", file=sys.stderr)
         return 2
+    try:
+        offline = {s.name: found for s in suites.suites() if (found := s.offline_report(Path(args.output))) is not None}
+    except ValueError as exc:  # a suite's own files (a bag) that cannot be read or scored: one line
+        print(f"htb-metrics: {exc}", file=sys.stderr)
+        return 2
     if not reports:
         print(f"htb-metrics: no validated results under {args.output}", file=sys.stderr)
         return 2
@@ -45,9 +51,13 @@ def main(argv: list[str] | None = None) -> int:
                 "verified": r.verified, "problems": r.problems}
             for n, r in reports.items()
         }
+        if offline:
+            out["offline"] = {name: obj for name, (_, obj) in offline.items()}
         print(json.dumps(out, indent=2))
     else:
         print(markdown(reports, args.title), end="")
+        for text, _ in offline.values():
+            print("\n" + text, end="" if text.endswith("\n") else "\n")
     return 0 if all(r.verified for r in reports.values()) else 1
 
 
