@@ -61,6 +61,19 @@ def _rot(yaw: float, v) -> np.ndarray:
     return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
 
 
+def termination(task: FiatluxTask, s: Snapshot) -> str | None:
+    """Which early ending, if any, this step brings: a fall first, then the task's own in its order."""
+    if not gates.CONJUNCTS["standing"](s):
+        return FELL
+    checks = {
+        TIPPED: lambda: s.ladder_tilt > gates.LADDER_TILT,
+        DROPPED: lambda: any(s.bulbs[b].centre[2] < floor for b, floor in task.drop_floors),
+        CRUSHED: lambda: any(b.grip_force > gates.GLASS_LIMIT for b in s.bulbs.values()),
+        UNSEATED: lambda: not s.bulbs["fresh_bulb"].seated,
+    }
+    return next((t for t in task.terminations if checks[t]()), None)
+
+
 class FiatluxEpisode(Episode):
     def __init__(self, task: FiatluxTask, seed: int, controller: Controller | None = None,
                  detail: str = "fast", randomize: bool = True) -> None:
@@ -360,7 +373,7 @@ class FiatluxEpisode(Episode):
         self.conjuncts = gates.evaluate(self.condition.gate, s)
         now = all(self.conjuncts.values())
         success = self.hold.update(now)
-        outcome = SUCCESS if success else self._termination(s)
+        outcome = SUCCESS if success else termination(self.condition, s)
         metrics = {
             "pelvis_z": float(s.pelvis[2]),
             "pelvis_tilt": s.pelvis_tilt,
@@ -370,17 +383,6 @@ class FiatluxEpisode(Episode):
             **{f"gate_{k}": v for k, v in self.conjuncts.items()},
         }
         return StepResult(metrics, now, success, outcome)
-
-    def _termination(self, s: Snapshot) -> str | None:
-        if not gates.CONJUNCTS["standing"](s):
-            return FELL
-        checks = {
-            TIPPED: lambda: s.ladder_tilt > gates.LADDER_TILT,
-            DROPPED: lambda: any(s.bulbs[b].centre[2] < floor for b, floor in self.condition.drop_floors),
-            CRUSHED: lambda: any(b.grip_force > gates.GLASS_LIMIT for b in s.bulbs.values()),
-            UNSEATED: lambda: not s.bulbs["fresh_bulb"].seated,
-        }
-        return next((t for t in self.condition.terminations if checks[t]()), None)
 
     def privileged(self) -> dict:
         """The original's privileged observation: six poses, four distances, two seat flags."""

@@ -1,0 +1,241 @@
+"""Fiatlux: gate conjuncts at their thresholds, the magnetic seat, terminations, resets and a run end to end."""
+
+from __future__ import annotations
+
+import math
+
+import mujoco
+import numpy as np
+import pytest
+
+from humanoidtoolbench.cli import eval as eval_cli
+from humanoidtoolbench.control.joint_position import JOINT_POSITION_V1, Q0_VECTOR
+from humanoidtoolbench.eval.records import BenchmarkResult, EpisodeSummary, read
+from humanoidtoolbench.suites.base import FELL, HoldCounter
+from humanoidtoolbench.suites.fiatlux import gates, props, seat
+from humanoidtoolbench.suites.fiatlux.bag import read_bag
+from humanoidtoolbench.suites.fiatlux.episode import FiatluxEpisode, termination
+from humanoidtoolbench.suites.fiatlux.gates import BulbState, Snapshot
+from humanoidtoolbench.suites.fiatlux.scoring import score_run
+from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY, CRUSHED, DROPPED, TASKS, TIPPED
+
+
+def bulb(**over) -> BulbState:
+    base = dict(pos=np.zeros(3), centre=np.array([0, 0, 1.0]), lin_vel=np.zeros(3), ang_vel=np.zeros(3), lowest=0.9,
+                in_crate=False, seated=False, seat_lateral=0.0, seat_tilt=0.0, plug_to_seat=1.0, left_force=0.0,
+                right_force=0.0, hand_bodies_over_1n=0, grip_force=0.0)
+    return BulbState(**{**base, **over})
+
+
+def snap(old=None, fresh=None, **over) -> Snapshot:
+    base = dict(pelvis=np.array([0.0, 0.0, 0.78]), pelvis_tilt=0.0, pelvis_speed=0.0, heading=0.0,
+                ladder_root=np.array([3.0, 0.0, 0.0]), ladder_tilt=0.0, ladder_speed=0.0, ladder_spin=0.0,
+                tread_stance=np.array([3.0, 0.1, 1.967]), seat=np.array([3.0, 0.6, 2.236]),
+                crate_pos=np.array([-2.0, 0.0, 0.0]), crate_distance=1.0, bench_start=np.array([0.0, 2.0, 0.9941]),
+                bulbs={"old_bulb": old or bulb(), "fresh_bulb": fresh or bulb()})
+    return Snapshot(**{**base, **over})
+
+
+def holds(name: str, s: Snapshot) -> bool:
+    return gates.CONJUNCTS[name](s)
+
+
+@pytest.mark.parametrize(
+    "name, below, above",
+    [
+        ("standing", snap(pelvis=np.array([0, 0, 0.35 - 1e-6])), snap(pelvis=np.array([0, 0, 0.35 + 1e-6]))),
+        ("standing", snap(pelvis_tilt=1.0 + 1e-6), snap(pelvis_tilt=1.0 - 1e-6)),
+        ("ladder_vertical", snap(ladder_tilt=0.6 + 1e-6), snap(ladder_tilt=0.6 - 1e-6)),
+        ("old_bulb_held", snap(old=bulb(right_force=1.0)), snap(old=bulb(right_force=1.0 + 1e-6))),
+        ("old_bulb_held", snap(old=bulb(left_force=1.0)), snap(old=bulb(left_force=1.0 + 1e-6))),
+        ("old_bulb_released", snap(old=bulb(left_force=1.0)), snap(old=bulb(left_force=1.0 - 1e-6))),
+        ("fresh_bulb_at_rest", snap(fresh=bulb(lin_vel=np.array([0.05, 0, 0]))), snap(fresh=bulb(lin_vel=np.array([0.0499, 0, 0])))),
+        ("fresh_bulb_at_rest", snap(fresh=bulb(ang_vel=np.array([0, 0.10, 0]))), snap(fresh=bulb(ang_vel=np.array([0, 0.0999, 0])))),
+        ("ladder_at_rest", snap(ladder_speed=0.05), snap(ladder_speed=0.0499)),
+        ("ladder_at_rest", snap(ladder_spin=0.10), snap(ladder_spin=0.0999)),
+        # S02: pelvis above the on-tread height less 0.15 m, within 0.6 m of the tread point, slower than 1.5 m/s
+        ("on_tread", snap(pelvis=np.array([3.0, 0.1, 1.967 - 0.15])), snap(pelvis=np.array([3.0, 0.1, 1.967 - 0.1499]))),
+        ("on_tread", snap(pelvis=np.array([3.6, 0.1, 1.9])), snap(pelvis=np.array([3.5999, 0.1, 1.9]))),
+        ("on_tread", snap(pelvis=np.array([3.0, 0.1, 1.9]), pelvis_speed=1.5), snap(pelvis=np.array([3.0, 0.1, 1.9]), pelvis_speed=1.4999)),
+        ("old_bulb_raised", snap(old=bulb(centre=np.array([0, 0, 0.15]))), snap(old=bulb(centre=np.array([0, 0, 0.1501])))),
+        ("fresh_bulb_gentle", snap(fresh=bulb(grip_force=50.0001)), snap(fresh=bulb(grip_force=50.0))),
+        ("fresh_bulb_pinched", snap(fresh=bulb(hand_bodies_over_1n=1)), snap(fresh=bulb(hand_bodies_over_1n=2))),
+    ],
+)
+def test_conjunct_at_its_threshold(name, below, above):
+    assert not holds(name, below) and holds(name, above)
+
+
+def test_crate_interior_with_its_1mm_margin_and_rim():
+    """The interior test on the real outline: inside the half-extents + 1 mm and below the 0.17 m rim."""
+    ep = FiatluxEpisode(BY_KEY["S07"], 0)
+    ep.reset()
+    state = ep.last.bulbs["old_bulb"]
+    assert state.in_crate and holds("old_bulb_in_crate", ep.last)
+    qa, _ = ep._free["old_bulb"]
+    ix = props.CRATE_INNER_HALF[0]
+    axis = np.array([math.cos(ep.crate_yaw), math.sin(ep.crate_yaw), 0.0])
+    # Slide the bulb along the crate's length until its tip is 0.9 mm, then 1.1 mm, beyond the wall's inner face.
+    tip = props.BULB_MERIDIAN[-1][0]
+    for beyond, inside in ((0.0009, True), (0.0011, False)):
+        root = np.array([*ep.crate_pos, ep.data.qpos[qa + 2]]) + axis * (ix + beyond - tip)
+        ep.data.qpos[qa : qa + 3] = root
+        mujoco.mj_forward(ep.model, ep.data)
+        assert ep.snapshot().bulbs["old_bulb"].in_crate is inside
+    ep.data.qpos[qa : qa + 3] = [*ep.crate_pos, props.CRATE_SIZE[2] + 0.05]  # above the rim
+    mujoco.mj_forward(ep.model, ep.data)
+    assert not ep.snapshot().bulbs["old_bulb"].in_crate
+
+
+def test_hold_windows_are_counted_in_control_steps_and_reset_when_a_conjunct_breaks():
+    assert BY_KEY["S03"].hold_steps == 25 and BY_KEY["S01"].hold_steps == 50 and BY_KEY["S02"].hold_steps == 0
+    hold = HoldCounter(BY_KEY["S03"].hold_steps)
+    assert not any(hold.update(True) for _ in range(24))
+    assert not hold.update(False)  # one broken step starts the window again
+    assert not any(hold.update(True) for _ in range(24)) and hold.update(True)
+    assert HoldCounter(BY_KEY["S02"].hold_steps).update(True)  # no window: at once
+
+
+@pytest.fixture(scope="module")
+def seated_episode():
+    ep = FiatluxEpisode(BY_KEY["S12"], 0)  # fresh bulb seated, old bulb in the crate
+    ep.reset()
+    return ep
+
+
+def place_at_seat(ep, name: str, axial=0.0, lateral=0.0, tilt=0.0) -> None:
+    """Put a bulb's plug at (axial, lateral) from the seat with its axis tilted, in the socket's frame."""
+    d, m = ep.data, ep.model
+    fixture = m.body("fixture").id
+    R = d.xmat[fixture].reshape(3, 3)
+    rot = np.zeros(4)
+    mujoco.mju_axisAngle2Quat(rot, R[:, 0], tilt)
+    quat = np.zeros(4)
+    mujoco.mju_mulQuat(quat, rot, d.xquat[fixture])
+    Rq = np.zeros(9)
+    mujoco.mju_quat2Mat(Rq, quat)
+    axis = Rq.reshape(3, 3)[:, 2]
+    plug = d.site_xpos[m.site("fixture/seat").id] + R[:, 2] * axial + R[:, 1] * lateral
+    qa, va = ep._free[name]
+    d.qpos[qa : qa + 3] = plug - axis * props.PLUG_OFFSET
+    d.qpos[qa + 3 : qa + 7] = quat
+    d.qvel[va : va + 6] = 0.0
+    mujoco.mj_forward(m, d)
+
+
+@pytest.mark.parametrize(
+    "axial, lateral, tilt, captured",
+    [
+        (0.0039, 0.0, 0.0, True), (0.0041, 0.0, 0.0, False), (-0.0039, 0.0, 0.0, True),
+        (0.0, 0.0149, 0.0, True), (0.0, 0.0151, 0.0, False),
+        (0.0, 0.0, 0.199, True), (0.0, 0.0, 0.201, False),
+    ],
+)
+def test_seat_captures_inside_every_tolerance_and_not_outside_any(seated_episode, axial, lateral, tilt, captured):
+    ep = seated_episode
+    ep.seat.reset(None)
+    place_at_seat(ep, "fresh_bulb", axial, lateral, tilt)
+    ep.seat.update(ep.data)
+    assert (ep.seat.state("fresh_bulb") == seat.SEATED) is captured
+
+
+def test_seat_releases_only_after_three_steps_out_and_refuses_a_second_bulb(seated_episode):
+    ep = seated_episode
+    ep.seat.reset("fresh_bulb")
+    place_at_seat(ep, "fresh_bulb", axial=0.016)
+    for _ in range(2):
+        ep.seat.update(ep.data)
+        assert ep.seat.state("fresh_bulb") == seat.SEATED
+    place_at_seat(ep, "fresh_bulb", axial=0.0)  # back in: the count starts again
+    ep.seat.update(ep.data)
+    place_at_seat(ep, "fresh_bulb", axial=0.016)
+    for k in range(3):
+        ep.seat.update(ep.data)
+    assert ep.seat.state("fresh_bulb") == seat.FREE
+    ep.seat.reset("fresh_bulb")
+    place_at_seat(ep, "old_bulb")  # the other bulb right at the seat
+    ep.seat.update(ep.data)
+    assert ep.seat.occupant == "fresh_bulb" and ep.seat.state("old_bulb") == seat.FREE
+
+
+def test_a_seated_bulb_is_held_against_gravity(seated_episode):
+    ep = seated_episode
+    ep.reset()
+    for _ in range(100):
+        ep.step(np.zeros(43))
+        if ep.last.pelvis[2] < 0.4:
+            break
+    b = ep.last.bulbs["fresh_bulb"]
+    assert b.seated and b.seat_lateral < 0.015 and b.seat_tilt < 0.2
+
+
+def test_drop_and_crush_terminations_fire_at_their_floors_and_at_50_newtons():
+    s03, s08 = BY_KEY["S03"], BY_KEY["S08"]
+    assert termination(s03, snap(old=bulb(centre=np.array([0, 0, 0.1501])))) is None
+    assert termination(s03, snap(old=bulb(centre=np.array([0, 0, 0.1499])))) == DROPPED
+    assert termination(s08, snap(fresh=bulb(centre=np.array([0, 0, 0.4999])))) == DROPPED
+    assert termination(s03, snap(old=bulb(grip_force=50.0))) is None
+    assert termination(s03, snap(old=bulb(grip_force=50.01))) == CRUSHED
+    assert termination(s03, snap(ladder_tilt=0.61)) == TIPPED
+    assert termination(s03, snap(pelvis=np.array([0, 0, 0.3]), ladder_tilt=0.61)) == FELL  # a fall comes first
+    assert termination(BY_KEY["S07"], snap(old=bulb(centre=np.array([0, 0, 0.0])))) is None  # no drop rule there
+
+
+def test_every_subtask_resets_without_penetration_or_nan_and_a_seed_is_one_layout():
+    for seed in range(10):
+        rooms = set()
+        for task in TASKS:
+            ep = FiatluxEpisode(task, seed)
+            ep.reset()
+            d = ep.data
+            deepest = min([d.contact[i].dist for i in range(d.ncon)] + [0.0])
+            assert deepest > -0.005, (task.key, seed, deepest)
+            assert np.isfinite(d.qpos).all() and np.isfinite(d.qvel).all()
+            rooms.add((ep.layout.fixture, tuple(sorted(ep.layout.zones.items()))))
+        assert len(rooms) == 1  # the same room in every subtask of a seed
+
+
+def test_same_seed_same_trajectory():
+    def run(seed):
+        ep = FiatluxEpisode(BY_KEY["S07"], seed)
+        ep.reset()
+        rng = np.random.default_rng(5)
+        for _ in range(30):
+            ep.step(rng.uniform(-1, 1, 43))
+        return ep.data.qpos.copy(), ep.state().copy()
+
+    (qa, sa), (qb, sb), (qc, _) = run(3), run(3), run(4)
+    assert np.array_equal(qa, qb) and np.array_equal(sa, sb) and not np.array_equal(qa[:3], qc[:3])
+
+
+def test_holding_q0_the_free_robot_falls_and_the_fall_ends_the_episode_in_the_bag_and_the_score(tmp_path):
+    """Zero action on the floor: the servos alone cannot balance the robot (nothing stiffened to make it stand)."""
+    out = tmp_path / "out"
+    args = ["S07", "--policy", "zero", "--checkpoint", "z", "--episodes", "1", "--max-steps", "400", "--no-video"]
+    assert eval_cli.main([*args, "--output", str(out)]) == 0
+    [result] = out.glob("FIATLUX-S07-*/run-*/benchmark_result.json")
+    summary = read(result.parent / "summaries" / "episode_0.json", EpisodeSummary)
+    assert summary.outcome == FELL and summary.fell and summary.fall_step == summary.step < 150
+    meta, columns = read_bag(result.parent / "bags" / "episode_0.h5")
+    assert len(columns["actions"]) == summary.step and columns["terminated"][-1] and not columns["terminated"][:-1].any()
+    assert meta["gate_conjuncts"] == list(BY_KEY["S07"].gate)
+    score = score_run(out)
+    assert score.subtasks[0].mean_episode_length == summary.step
+    assert read(result, BenchmarkResult).controller == "servo"
+
+
+def test_random_actions_fall_within_seconds():
+    ep = FiatluxEpisode(BY_KEY["S07"], 1)
+    ep.reset()
+    rng = np.random.default_rng(0)
+    for step in range(1, 251):
+        if ep.step(rng.uniform(-1, 1, 43)).outcome == FELL:
+            break
+    assert step < 250
+
+
+def test_actions_outside_the_unit_box_are_refused():
+    assert JOINT_POSITION_V1.validate(np.zeros((2, 43))).shape == (2, 43)
+    with pytest.raises(ValueError, match=r"\[-1, 1\]"):
+        JOINT_POSITION_V1.validate(np.full((1, 43), 1.01))
+    assert np.allclose(JOINT_POSITION_V1.decode(np.ones(43)).q, Q0_VECTOR + 0.5)
