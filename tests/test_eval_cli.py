@@ -229,7 +229,8 @@ def test_a_list_of_conditions_runs_each_in_order_and_summarises_them(tmp_path, c
 def test_list_envs(capsys):
     assert eval_cli.main(["--list-envs"]) == 0
     lines = capsys.readouterr().out.split()
-    assert len(lines) == 18 and lines[0] == "humanoidtoolbench/G1BallMove-L0-S"
+    assert len(lines) == 18 + 12 and lines[0] == "humanoidtoolbench/G1BallMove-L0-S"
+    assert lines[18] == "FIATLUX-S01-MoveLadder-v0" and lines[-1] == "FIATLUX-S12-ClimbDown-v0"
 
 
 @pytest.mark.parametrize(
