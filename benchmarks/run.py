@@ -40,7 +40,7 @@ import numpy as np
 
 from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.control import decoupled_v1 as contract
-from humanoidtoolbench.policies.builtin import BUILTIN_POLICIES
+from humanoidtoolbench.eval.policy_source import builtin_policies
 from humanoidtoolbench.robot.cameras import POLICY_CAMERA
 from humanoidtoolbench.sim.render import CameraRenderer, backend_info
 from humanoidtoolbench.sim.scene import SUBSTEPS
@@ -195,7 +195,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="under a minute: short episodes, projected expert costs")
     args = parser.parse_args()
     quick = args.quick
-    expert = "expert" in BUILTIN_POLICIES
+    expert = "expert" in builtin_policies("toolbench")
     load = os.getloadavg()[0]
     print(f"machine: {os.cpu_count()} cores, load average {load:.2f}" + (" (busy: figures may be low)" if load > 0.5 else ""))
 

@@ -239,3 +239,20 @@ def test_actions_outside_the_unit_box_are_refused():
     with pytest.raises(ValueError, match=r"\[-1, 1\]"):
         JOINT_POSITION_V1.validate(np.full((1, 43), 1.01))
     assert np.allclose(JOINT_POSITION_V1.decode(np.ones(43)).q, Q0_VECTOR + 0.5)
+
+
+def test_gymnasium_environment_passes_the_checker_and_reports_its_outcome():
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    env = gymnasium.make("FIATLUX-S07-ApproachNewBulb-v0")
+    check_env(env.unwrapped, skip_render_check=True)
+    obs, _ = env.reset(seed=3)
+    assert obs["image"].shape == (256, 256, 3) and obs["lidar"].shape == (32, 180)
+    assert 0.0 < obs["lidar"].min() and obs["lidar"].max() <= 1.0  # walls within 10 m in every direction
+    for step in range(1, 200):
+        _, _, terminated, truncated, info = env.step(np.zeros(43, np.float32))
+        if terminated:
+            break
+    assert info["outcome"] == FELL and info["step"] == step
+    env.close()

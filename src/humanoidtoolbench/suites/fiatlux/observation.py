@@ -94,5 +94,5 @@ class Observer:
         dist = np.zeros(len(self._rays))
         ids = np.zeros(len(self._rays), dtype=np.int32)
         mujoco.mj_multiRay(self.model, data, origin, vec, SCENE_GROUPS, 1, -1, ids, dist, None, len(self._rays), LIDAR_RANGE)
-        dist[(dist < 0) | (dist > LIDAR_RANGE)] = LIDAR_RANGE
+        dist[(dist < 0) | (dist > LIDAR_RANGE)] = LIDAR_RANGE  # no hit within range reads as the range
         return (dist * LIDAR_SCALE).reshape(LIDAR_CHANNELS, LIDAR_AZIMUTHS).astype(np.float32)

@@ -49,6 +49,16 @@ class Fiatlux(Suite):
             "history": {"reset": reset},
         }
 
+    def register_gymnasium(self, gymnasium) -> None:
+        for task in TASKS:
+            if task.env_id not in gymnasium.registry:
+                gymnasium.register(
+                    id=task.env_id,
+                    entry_point="humanoidtoolbench.suites.fiatlux.env:FiatluxEnv",
+                    kwargs={"subtask": task.key},
+                    max_episode_steps=task.max_steps,
+                )
+
     def sinks(self, episode, run_dir, seed: int) -> list:
         from .recording import BagSink
 

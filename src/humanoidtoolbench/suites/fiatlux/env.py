@@ -1,0 +1,80 @@
+"""Gymnasium environments for the twelve Fiatlux subtasks, on the shared `FiatluxEpisode`.
+
+`gymnasium.make("FIATLUX-S03-RemoveOldBulb-v0")` (after `import
+humanoidtoolbench`) gives the policy's observation (head image, lidar, state
+vector, instruction) and takes one `joint_position_v1` row per step. The
+episode terminates on success or on a termination (fall, tipped ladder,
+dropped or crushed bulb, bulb pulled from its seat) and truncates at the
+120 s horizon; `info["outcome"]` says which.
+"""
+
+from __future__ import annotations
+
+import string
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from ...control.joint_position import JOINT_POSITION_V1
+from ...sim.render import CameraRenderer
+from .observation import IMAGE_SIZE, LIDAR_AZIMUTHS, LIDAR_CHANNELS, STATE_DIM
+from .suite import CAMERA, SUITE
+
+
+class FiatluxEnv(gym.Env):
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 50}
+
+    def __init__(self, subtask: str, render_mode: str | None = None, randomize: bool = True):
+        self.task = SUITE.parse(subtask)
+        self.render_mode = render_mode
+        self.randomize = randomize
+        self.action_space = JOINT_POSITION_V1.action_space()
+        self.observation_space = spaces.Dict(
+            {
+                "image": spaces.Box(0, 255, (IMAGE_SIZE, IMAGE_SIZE, 3), np.uint8),
+                "lidar": spaces.Box(0.0, 1.0, (LIDAR_CHANNELS, LIDAR_AZIMUTHS), np.float32),
+                "state": spaces.Box(-np.inf, np.inf, (STATE_DIM,), np.float32),
+                "instruction": spaces.Text(max_length=256, charset=string.printable),
+            }
+        )
+        self.episode = None
+        self._camera: CameraRenderer | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        from .episode import FiatluxEpisode
+
+        if seed is None:
+            seed = int(self.np_random.integers(2**31))
+        self.close()
+        self.episode = FiatluxEpisode(self.task, seed, randomize=self.randomize)
+        self.episode.reset()
+        self._camera = CameraRenderer(self.episode.model, (CAMERA,), IMAGE_SIZE, IMAGE_SIZE)
+        return self._observation(), {"seed": seed}
+
+    def step(self, action):
+        row = np.clip(np.asarray(action, dtype=np.float64).reshape(JOINT_POSITION_V1.action_dim), -1.0, 1.0)
+        result = self.episode.step(row)
+        terminated = result.outcome is not None
+        truncated = not terminated and self.episode.steps >= self.task.max_steps
+        info = {"outcome": result.outcome, "conjuncts": dict(self.episode.conjuncts), "step": self.episode.steps}
+        return self._observation(), float(result.success), terminated, truncated, info
+
+    def _observation(self) -> dict:
+        return {
+            "image": self._camera.render(self.episode.data, CAMERA).copy(),
+            "lidar": self.episode.lidar(),
+            "state": self.episode.state(),
+            "instruction": self.task.instruction,
+        }
+
+    def render(self):
+        if self.render_mode == "rgb_array" and self.episode is not None:
+            return self._camera.render(self.episode.data, CAMERA).copy()
+        return None
+
+    def close(self) -> None:
+        if self._camera is not None:
+            self._camera.close()
+            self._camera = None
