@@ -72,7 +72,7 @@ def test_crate_interior_with_its_1mm_margin_and_rim():
     ep.reset()
     state = ep.last.bulbs["old_bulb"]
     assert state.in_crate and holds("old_bulb_in_crate", ep.last)
-    qa, _ = ep._free["old_bulb"]
+    qa, _ = ep.free_adr["old_bulb"]
     ix = props.CRATE_INNER_HALF[0]
     axis = np.array([math.cos(ep.crate_yaw), math.sin(ep.crate_yaw), 0.0])
     # Slide the bulb along the crate's length until its tip is 0.9 mm, then 1.1 mm, beyond the wall's inner face.
@@ -116,7 +116,7 @@ def place_at_seat(ep, name: str, axial=0.0, lateral=0.0, tilt=0.0) -> None:
     mujoco.mju_quat2Mat(Rq, quat)
     axis = Rq.reshape(3, 3)[:, 2]
     plug = d.site_xpos[m.site("fixture/seat").id] + R[:, 2] * axial + R[:, 1] * lateral
-    qa, va = ep._free[name]
+    qa, va = ep.free_adr[name]
     d.qpos[qa : qa + 3] = plug - axis * props.PLUG_OFFSET
     d.qpos[qa + 3 : qa + 7] = quat
     d.qvel[va : va + 6] = 0.0

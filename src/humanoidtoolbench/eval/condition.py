@@ -87,7 +87,7 @@ def evaluate_condition(
         def finished(summary: EpisodeSummary) -> None:
             summaries[summary.seed] = summary
             log.info("seed %d: %s after %d steps", summary.seed, summary.outcome, summary.step)
-            progress.episode_finished(summary.seed, summary.success, summary.step, summary.episode_seconds)
+            progress.episode_finished(summary.seed, summary.outcome, summary.step, summary.episode_seconds)
 
         try:
             backend.run(settings, run, missing, progress, finished)

@@ -70,10 +70,9 @@ class ProgressReporter:
         if self._progress is not None and self._steps is not None and step % 10 == 0:
             self._progress.update(self._steps, completed=step)
 
-    def episode_finished(self, seed: int, success: bool, steps: int, seconds: float) -> None:
+    def episode_finished(self, seed: int, outcome: str, steps: int, seconds: float) -> None:
         self.done += 1
-        self.successes += int(success)
-        outcome = "success" if success else "timeout"
+        self.successes += int(outcome == "success")
         if self._progress is not None:
             self._progress.update(self._episodes, completed=self.done, info=self._info())
             return

@@ -92,7 +92,7 @@ class FiatluxEpisode(Episode):
         self.sim.physics_step_hooks.append(self.seat.apply_forces)
         self.observer = Observer(m, generator(f"{task.key}/noise", self.seed))
         self._body = {n: m.body(n).id for n in ("pelvis", "ladder", "crate", "fixture", *BULBS)}
-        self._free = {n: (int(m.jnt_qposadr[m.joint(f"{n}_joint").id]), int(m.jnt_dofadr[m.joint(f"{n}_joint").id]))
+        self.free_adr = {n: (int(m.jnt_qposadr[m.joint(f"{n}_joint").id]), int(m.jnt_dofadr[m.joint(f"{n}_joint").id]))
                       for n in ("ladder", *BULBS)}
         self._bulb_geoms = {n: m.geom(f"{n}/glass").id for n in BULBS}
         self._hand_ids = {side: [m.body(b).id for b in links] for side, links in HAND_LINKS.items()}
@@ -212,7 +212,7 @@ class FiatluxEpisode(Episode):
         for bulb in BULBS:
             self._place_bulb(bulb, getattr(start, bulb))
             if getattr(start, bulb) != "seated":
-                self._clear(bulb, self._free[bulb][0], most=0.1)
+                self._clear(bulb, self.free_adr[bulb][0], most=0.1)
         mujoco.mj_forward(m, d)
         self.seat.reset(occupant)
         self.hold = HoldCounter(self.condition.hold_steps)
@@ -249,7 +249,7 @@ class FiatluxEpisode(Episode):
 
     def _place_bulb(self, bulb: str, where: str) -> None:
         d = self.data
-        qa, va = self._free[bulb]
+        qa, va = self.free_adr[bulb]
         if where == "seated":
             pos, quat = self.layout.fixture.pos, self.fixture_quat
         elif where == "bench":
@@ -302,7 +302,7 @@ class FiatluxEpisode(Episode):
     def _bulb_state(self, bulb: str, per_body: np.ndarray) -> BulbState:
         d = self.data
         b = self._body[bulb]
-        qa, va = self._free[bulb]
+        qa, va = self.free_adr[bulb]
         R = d.xmat[b].reshape(3, 3)
         world = d.xpos[b] + self._outline @ R.T
         crate_R = np.array([[math.cos(self.crate_yaw), -math.sin(self.crate_yaw)], [math.sin(self.crate_yaw), math.cos(self.crate_yaw)]])
@@ -333,7 +333,7 @@ class FiatluxEpisode(Episode):
         d = self.data
         self.forces, per_bulb = self._hand_contacts()
         base = self.controller.base_pose(d)
-        la, lv = self._free["ladder"]
+        la, lv = self.free_adr["ladder"]
         lb = self._body["ladder"]
         LR = d.xmat[lb].reshape(3, 3)
         crate_local = np.abs(_rot(-self.crate_yaw, np.array([base.x, base.y]) - self.crate_pos))

@@ -64,7 +64,7 @@ class BagSink(Sink):
             **{f"gate_{k}": v for k, v in e.conjuncts.items()},
         }
         for name in OBJECTS:
-            qa, va = e._free[name]
+            qa, va = e.free_adr[name]
             row.update({
                 f"{name}_pos": d.qpos[qa : qa + 3], f"{name}_quat": d.qpos[qa + 3 : qa + 7],
                 f"{name}_lin_vel": d.qvel[va : va + 3], f"{name}_ang_vel": d.qvel[va + 3 : va + 6],
