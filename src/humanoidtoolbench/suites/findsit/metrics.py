@@ -93,6 +93,7 @@ HEAD_MIN_Z_IN_LINK_M = 0.300
 PELVIS = "pelvis"
 
 TOKEN_SOURCES = ("provider_exact", "estimated_chars_div_4", "mixed_exact_and_estimated", "unavailable_no_calls")
+PROVIDER_EXACT, ESTIMATED, MIXED, NO_CALLS = TOKEN_SOURCES
 
 
 class MetricsFileError(ValueError):
@@ -574,11 +575,11 @@ def call_usage(usage: Any, prompt: str, output: str) -> CallUsage:
 
 def token_source(calls: Sequence[CallUsage]) -> str:
     if not calls:
-        return "unavailable_no_calls"
+        return NO_CALLS
     exact = sum(c.exact for c in calls)
     if exact == len(calls):
-        return "provider_exact"
-    return "estimated_chars_div_4" if exact == 0 else "mixed_exact_and_estimated"
+        return PROVIDER_EXACT
+    return ESTIMATED if exact == 0 else MIXED
 
 
 def cost(decisions: Sequence[DecisionRecord]) -> Cost:
