@@ -14,11 +14,12 @@ MuJoCo nor a language-model client and scores a run anywhere its files are:
   and body names, the floor ray's hits, the reset contact distances, each
   dynamic object's position per frame and the commanded body points.
 
-Our deliberate differences from the published code, each named in the record:
-the world is z-up (`episode_floor_z`); a pelvis contact matches only the exact
-target bodies (the original also accepted any instance of the same model); an
-episode that crashed writes a `crashed` record that counts as a failure, and an
-episode found in two shards counts once; both are reported, never silent.
+Our deliberate differences from the published code: the world is z-up
+(`episode_floor_z`); a pelvis contact matches only the exact target bodies (the
+original also accepted any instance of the same model); an episode that crashed
+writes a `crashed` record that counts as a failure (the original wrote nothing,
+so it left every denominator), and an episode found in two shards counts once
+(the original counted it twice); the summary's notes name both.
 """
 
 from __future__ import annotations
