@@ -69,9 +69,10 @@ class ActionContract(ABC):
 
 def get(name: str) -> ActionContract:
     from .decoupled_v1 import DECOUPLED_V1
+    from .discrete_skill import DISCRETE_SKILL_V1
     from .joint_position import JOINT_POSITION_V1
 
-    contracts = {c.name: c for c in (DECOUPLED_V1, JOINT_POSITION_V1)}
+    contracts = {c.name: c for c in (DECOUPLED_V1, JOINT_POSITION_V1, DISCRETE_SKILL_V1)}
     if name not in contracts:
         raise ValueError(f"unknown action contract {name!r}; available: {sorted(contracts)}")
     return contracts[name]

@@ -112,7 +112,7 @@ def run_episode(settings: EvalSettings, policy, seed: int, run: RunDir, on_step=
                     requests += 1
                     chunk_lengths.add(len(chunk))
                     queue.extend(chunk)
-                    episode.on_chunk(chunk)
+                    episode.on_chunk(chunk, reply.metadata)
                 state = episode.state()
                 row = queue.popleft()
                 t = time.perf_counter()

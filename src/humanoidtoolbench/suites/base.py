@@ -107,8 +107,9 @@ class Episode(ABC):
     def state(self) -> np.ndarray:
         """The policy state the action contract defines."""
 
-    def on_chunk(self, chunk: np.ndarray) -> None:
-        """Called with each validated chunk as the policy returns it (before its rows run)."""
+    def on_chunk(self, chunk: np.ndarray, metadata: dict | None = None) -> None:
+        """Called with each validated chunk as the policy returns it (before its rows run), with the
+        reply's metadata (a planner's decision record)."""
 
     @abstractmethod
     def step(self, row: np.ndarray) -> StepResult:

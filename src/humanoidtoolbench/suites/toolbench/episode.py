@@ -118,7 +118,7 @@ class TaskEpisode(Episode):
     def state(self) -> np.ndarray:
         return self.sim.state.read(self.data, self.previous_height)
 
-    def on_chunk(self, chunk: np.ndarray) -> None:
+    def on_chunk(self, chunk: np.ndarray, metadata: dict | None = None) -> None:
         """State slot 31 reports slot 31 of the last row of the most recent chunk."""
         self.previous_height = float(chunk[-1, 31])
 
