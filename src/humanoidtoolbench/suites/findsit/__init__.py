@@ -1,1 +1,1 @@
-"""Find, navigate, sit: the humanclaw-bench evaluation on the HumanoidToolBench core."""
+"""Find, navigate, sit: a planner-driven humanoid in procedural apartments, scored by the paper metrics."""
