@@ -57,7 +57,12 @@ class AssistedController(Controller):
     name = "assisted"
     variant = "assisted"
 
-    def __init__(self) -> None:
+    def __init__(self, height_range: tuple[float, float] = HEIGHT_RANGE) -> None:
+        """`height_range`: the pelvis heights commands are clamped to. A suite whose robot sits
+        (find-navigate-sit) lowers the floor of it; the legs' pose stops at HEIGHT_RANGE[0]."""
+        self.height_range = height_range
+        self.height_rate = HEIGHT_RATE
+        self.turn_time_constant, self.turn_rate_max = TURN_TIME_CONSTANT, TURN_RATE_MAX
         self.gait = SteppingGait()
         self._target = np.zeros(4)  # x, y, z, yaw of the base servo
 
@@ -96,7 +101,7 @@ class AssistedController(Controller):
     # -- episode ---------------------------------------------------------
     def reset(self, data: mujoco.MjData, spawn: BasePose, upper_pose: np.ndarray) -> None:
         self.gait.reset()
-        z = float(np.clip(spawn.z, *HEIGHT_RANGE))
+        z = float(np.clip(spawn.z, *self.height_range))
         self._target = np.array([spawn.x, spawn.y, z, spawn.yaw])
         self._height_goal = z
         data.qpos[self._base_qpos] = self._target
@@ -124,7 +129,7 @@ class AssistedController(Controller):
             if cmd.turning:
                 err = wrap(cmd.target_yaw - yaw)
                 if abs(err) > TURN_DEAD_ZONE:
-                    yaw_rate = _clip(err / TURN_TIME_CONSTANT, -TURN_RATE_MAX, TURN_RATE_MAX)
+                    yaw_rate = _clip(err / self.turn_time_constant, -self.turn_rate_max, self.turn_rate_max)
         c, s = math.cos(yaw), math.sin(yaw)
         wx, wy = c * vx - s * vy, s * vx + c * vy
 
@@ -133,8 +138,8 @@ class AssistedController(Controller):
         target[1] = _clip(target[1] + wy * dt, my - LEASH, my + LEASH)
         # Keep the yaw target continuous with the hinge angle, which is not wrapped.
         target[3] = myaw + wrap(wrap(yaw + yaw_rate * dt) - myaw)
-        goal = _clip(cmd.base_height, *HEIGHT_RANGE)
-        step = HEIGHT_RATE * dt
+        goal = _clip(cmd.base_height, *self.height_range)
+        step = self.height_rate * dt
         z_rate = _clip(goal - target[2], -step, step) / dt
         target[2] += z_rate * dt
 
@@ -145,7 +150,7 @@ class AssistedController(Controller):
         self._set_legs(data, target[2])
 
     def _set_legs(self, data: mujoco.MjData, height: float) -> None:
-        for side, angles in self.gait.joint_targets(height).items():
+        for side, angles in self.gait.joint_targets(max(height, HEIGHT_RANGE[0])).items():
             data.ctrl[self._leg_act[side]] = angles
 
     def base_pose(self, data: mujoco.MjData) -> BasePose:

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from .base import Condition, Suite
 
-BUILTIN = ("humanoidtoolbench.suites.toolbench", "humanoidtoolbench.suites.fiatlux")
+BUILTIN = ("humanoidtoolbench.suites.toolbench", "humanoidtoolbench.suites.fiatlux", "humanoidtoolbench.suites.findsit")
 ENV_VAR = "HTB_SUITES"
 
 

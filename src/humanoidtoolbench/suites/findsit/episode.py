@@ -1,0 +1,269 @@
+"""One find-navigate-sit episode: the split's start in its apartment, decisions run as 0.5 s skills.
+
+A decision arrives as a `discrete_skill_v1` chunk of 25 control rows (one
+for Stop) with the planner's record in the reply's metadata. Each row
+becomes one `decoupled_v1` command for the assisted controller: walk, step
+back and side step as base velocities, a turn as a heading target, a sit as
+a pelvis height (the pelvis then rests on whatever is under it), Stop as the
+end. Every control step records the robot's contacts (fixed and dynamic) and
+the dynamic objects' positions for the paper metrics; the segmentation
+render of each decision's image counts the target's pixels.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mujoco
+import numpy as np
+
+from ...control import decoupled_v1
+from ...control.assisted import AssistedController
+from ...control.base import BasePose
+from ...control.discrete_skill import DISCRETE_SKILL_V1, STOP_ID, SUBSTEPS, SkillStep
+from ...sim.simulation import Simulation, home_upper_pose
+from ..base import SUCCESS, Episode, StepResult
+from . import actions, metrics
+from .apartments import build_apartment
+from .navgrid import NavGrid
+from .scene import EGO_CAMERA, EGO_SIZE, build_scene
+
+STOPPED = "stopped"  # an active stop that does not meet the success rule
+SIT_HEIGHT_RANGE = (0.35, 0.78)  # the pelvis may come down onto a seat
+SKILL_SECONDS = 0.5
+TURN_TIME_CONSTANT, TURN_RATE_MAX = 0.08, 6.0  # a 120 degree turn completes within its 0.5 s
+HEIGHT_RATE = 1.2  # m/s: a sit reaches its seat within the skill
+SETTLE_STEPS = 10
+SKILL_BY_ID = {spec.id: spec.skill for spec in actions.VOCABULARY}
+
+
+def _wrap(a: float) -> float:
+    return (a + math.pi) % (2 * math.pi) - math.pi
+
+
+class FindSitEpisode(Episode):
+    def __init__(self, condition, seed: int, controller=None, detail: str = "fast") -> None:
+        self.condition = condition
+        self.seed = int(seed)
+        self.spec = condition.episode(self.seed)
+        self.apartment = build_apartment(self.spec.apartment_index)
+        if self.apartment.digest() != self.spec.apartment_digest:
+            raise RuntimeError(f"apartment {self.spec.scene_id} no longer matches the split; regenerate the split")
+        self.controller = controller or AssistedController()
+        if isinstance(self.controller, AssistedController):
+            self.controller.height_range = SIT_HEIGHT_RANGE
+            self.controller.turn_time_constant, self.controller.turn_rate_max = TURN_TIME_CONSTANT, TURN_RATE_MAX
+            self.controller.height_rate = HEIGHT_RATE
+        self.sim = Simulation(build_scene(self.apartment, self.controller, detail), self.controller)
+        m = self.sim.model
+        self.targets = frozenset(self.apartment.furniture[g.object_id].name for g in self.spec.goals)
+        self._target_bodies = {m.body(n).id for n in self.targets}
+        pelvis = m.body("pelvis").id
+        self._robot = {b for b in range(m.nbody) if m.body_rootid[b] == m.body_rootid[pelvis]}
+        self._dynamic = {m.body(p.name).id: p.name for p in self.apartment.furniture if p.movable}
+        self._seg = None
+        self.grid: NavGrid | None = None
+
+    @property
+    def model(self):
+        return self.sim.model
+
+    @property
+    def data(self):
+        return self.sim.data
+
+    # -- episode ---------------------------------------------------------------------
+    def reset(self) -> None:
+        x, y = self.spec.start_position[:2]
+        self.sim.reset(BasePose(x, y, decoupled_v1.DEFAULT_BASE_HEIGHT, self.spec.start_yaw), home_upper_pose())
+        self.reset_distances = [float(self.data.contact[i].dist) for i in range(self.data.ncon)]
+        self.floor_hits, self.robot_min_z = self._floor_ray()
+        self._row = np.concatenate([home_upper_pose(), [decoupled_v1.DEFAULT_BASE_HEIGHT, 0, 0, 0, 0]])
+        for _ in range(SETTLE_STEPS):  # let clutter come to rest before the first image
+            self.sim.step(decoupled_v1.decode(self._row))
+        self.decisions: list[metrics.DecisionRecord] = []
+        self.chunks: list[metrics.Chunk] = []
+        self._frames: list[metrics.Frame] = []
+        self._positions: dict[str, list[np.ndarray]] = {n: [] for n in self._dynamic.values()}
+        self._commanded: list[np.ndarray] = []
+        self.target_pixels: int | None = None
+        self.steps = 0
+        self.outcome: str | None = None
+
+    def _floor_ray(self) -> tuple[list[float], float]:
+        """Heights under the spawn (one ray straight down) and the robot's lowest point."""
+        m, d = self.model, self.data
+        pelvis = d.xpos[m.body("pelvis").id]
+        hits, origin = [], np.array([pelvis[0], pelvis[1], 50.0])
+        geomid = np.zeros(1, dtype=np.int32)
+        groups = np.array([1, 0, 0, 0, 0, 0], dtype=np.uint8)
+        exclude = -1
+        while True:
+            dist = mujoco.mj_ray(m, d, origin, np.array([0.0, 0.0, -1.0]), groups, 1, exclude, geomid)
+            if dist < 0:
+                break
+            z = float(origin[2] - dist)
+            hits.append(z)
+            exclude = int(m.geom_bodyid[geomid[0]])
+            origin = np.array([origin[0], origin[1], z - 1e-4])
+            if z <= 0.0:
+                break
+        robot_geoms = [g for g in range(m.ngeom) if m.geom_bodyid[g] in self._robot]
+        low = min(float(d.geom_xpos[g][2] - m.geom_rbound[g]) for g in robot_geoms if m.geom_rbound[g] > 0)
+        return hits, max(low, 0.0)
+
+    def state(self) -> np.ndarray:
+        return self.sim.state.read(self.data, decoupled_v1.DEFAULT_BASE_HEIGHT)
+
+    def count_target_pixels(self) -> int:
+        """Pixels of the ego segmentation image showing a target instance (the same pose as the RGB image)."""
+        if self._seg is None:
+            self._seg = mujoco.Renderer(self.model, EGO_SIZE, EGO_SIZE)
+            self._seg.enable_segmentation_rendering()
+            self._geom_body = self.model.geom_bodyid
+        self._seg.update_scene(self.data, camera=EGO_CAMERA)
+        ids = self._seg.render()
+        geoms = ids[..., 0][ids[..., 1] == mujoco.mjtObj.mjOBJ_GEOM]
+        return int(np.isin(self._geom_body[geoms[geoms >= 0]], list(self._target_bodies)).sum())
+
+    def on_chunk(self, chunk: np.ndarray, metadata: dict | None = None) -> None:
+        """A decision: its record (from the planner's metadata) joined with the image's target pixels."""
+        import msgspec
+
+        raw = dict((metadata or {}).get("decision") or {})
+        skill = SKILL_BY_ID[int(chunk[0, 0])]
+        raw.update(step=len(self.decisions), skill=skill, target_pixels=self.target_pixels)
+        raw.setdefault("visible_state", "")
+        self.decisions.append(msgspec.convert(raw, metrics.DecisionRecord))
+        base = self.sim.base_pose()
+        self._skill_start = (base.x, base.y, base.yaw)
+        self._frames = []
+
+    def _command(self, step: SkillStep) -> np.ndarray:
+        row = self._row.copy()
+        skill, value = SKILL_BY_ID[step.skill_id], step.value
+        _, _, yaw0 = self._skill_start
+        if skill == actions.WALK:
+            row[32] = value
+        elif skill == actions.TURN:
+            row[34], row[35] = 1.0, _wrap(yaw0 + math.radians(value))
+        elif skill == actions.STEP_BACK:
+            row[32] = -value / SKILL_SECONDS
+        elif skill == actions.SIDE_STEP:
+            row[33] = value / SKILL_SECONDS
+        elif skill == actions.SIT:
+            row[31] = value
+        return row
+
+    def step(self, row: np.ndarray) -> StepResult:
+        step = DISCRETE_SKILL_V1.decode(row)
+        command = self._command(step)
+        self._row[31] = command[31]  # a sit keeps its height until another skill stands up
+        if SKILL_BY_ID[step.skill_id] != actions.SIT:
+            self._row[31] = decoupled_v1.DEFAULT_BASE_HEIGHT
+        self.sim.step(decoupled_v1.decode(command))
+        self.steps += 1
+        if step.skill_id != STOP_ID:
+            self._record_frame()
+            self._commanded.append(self._commanded_points())
+            if step.k == SUBSTEPS - 1:
+                self.chunks.append(metrics.Chunk(len(self.decisions) - 1, SKILL_BY_ID[step.skill_id], tuple(self._frames)))
+            return StepResult({"steps": self.steps}, False, False, None)
+        self.outcome = SUCCESS if self._succeeded() else STOPPED
+        return StepResult({"steps": self.steps}, self.outcome == SUCCESS, self.outcome == SUCCESS, self.outcome)
+
+    def _record_frame(self) -> None:
+        m, d = self.model, self.data
+        robot, pairs = [], []
+        for i in range(d.ncon):
+            c = d.contact[i]
+            b1, b2 = int(m.geom_bodyid[c.geom[0]]), int(m.geom_bodyid[c.geom[1]])
+            r1, r2 = b1 in self._robot, b2 in self._robot
+            if r1 != r2:
+                mine, other = (b1, b2) if r1 else (b2, b1)
+                kind = metrics.DYNAMIC if other in self._dynamic else metrics.FIXED
+                name = m.body(other).name or "world"
+                local = (c.pos - d.xpos[mine]) @ d.xmat[mine].reshape(3, 3)
+                robot.append(metrics.RobotContact(m.body(mine).name, name, kind, float(c.pos[2]), float(local[2])))
+            elif b1 in self._dynamic and b2 in self._dynamic:
+                pairs.append((self._dynamic[b1], self._dynamic[b2]))
+        self._frames.append(metrics.Frame(tuple(robot), tuple(pairs)))
+        for body, name in self._dynamic.items():
+            self._positions[name].append(d.xpos[body].copy())
+
+    def _commanded_points(self) -> np.ndarray:
+        """The commanded base pose applied to the robot's body origins at their home offsets."""
+        ctrl = self.controller
+        x, y, z, yaw = ctrl._target if isinstance(ctrl, AssistedController) else (0, 0, 0, 0)
+        c, s = math.cos(yaw), math.sin(yaw)
+        R = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+        return np.array([x, y, z]) + self._home_offsets() @ R.T
+
+    def _home_offsets(self) -> np.ndarray:
+        if not hasattr(self, "_offsets"):
+            m, d = self.model, self.data
+            pelvis = m.body("pelvis").id
+            base = self.sim.base_pose()
+            c, s = math.cos(base.yaw), math.sin(base.yaw)
+            R = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+            bodies = sorted(self._robot)
+            self._offsets = (d.xpos[bodies] - d.xpos[pelvis]) @ R
+        return self._offsets
+
+    def body_points(self) -> np.ndarray:
+        return self.data.xpos[sorted(self._robot)].copy()
+
+    def target_aabbs(self) -> np.ndarray:
+        return np.array([self.apartment.furniture[g.object_id].aabb() for g in self.spec.goals])
+
+    def _succeeded(self) -> bool:
+        near = metrics.body_target_distance(self.body_points(), self.target_aabbs()) <= metrics.NAV_RADIUS_M
+        if self.spec.object_category not in metrics.INTERACT_CATEGORIES:
+            return near
+        return metrics.interact_success(self.chunks, self.targets, active_stop=True, is_interact=True)[0]
+
+    def episode_data(self, planner: str = "") -> metrics.EpisodeData:
+        positions = {n: np.array(p).reshape(-1, 3) for n, p in self._positions.items() if p}
+        commanded = np.array(self._commanded) if self._commanded else None
+        if commanded is not None:  # 50 Hz control rows resampled to the metric's 30 frames/s
+            t50 = np.arange(len(commanded)) / 50.0
+            t30 = np.arange(0.0, t50[-1] + 1e-9, 1.0 / metrics.FRAME_RATE_HZ)
+            flat = commanded.reshape(len(commanded), -1)
+            commanded = np.stack([np.interp(t30, t50, flat[:, k]) for k in range(flat.shape[1])], axis=1)
+            commanded = commanded.reshape(len(t30), -1, 3)
+        return metrics.EpisodeData(
+            episode_id=self.spec.episode_id, scene_id=self.spec.scene_id, category=self.spec.object_category,
+            decisions=self.decisions, chunks=self.chunks, final_body_points=self.body_points(),
+            target_aabbs=self.target_aabbs(), targets=self.targets, floor_ray_hits_z=self.floor_hits,
+            robot_min_z=self.robot_min_z, reset_contact_distances=self.reset_distances, object_positions=positions,
+            commanded_points=commanded, profile=self.condition.name, planner=planner,
+        )
+
+    def privileged(self) -> dict:
+        """Geometry for the oracle: the robot's pose, the targets, and the way there on the navigation grid."""
+        if self.grid is None:
+            self.grid = NavGrid.build(self.apartment)
+        base = self.sim.base_pose()
+        goals = [self.apartment.furniture[g.object_id] for g in self.spec.goals]
+        return {
+            "pose": (base.x, base.y, base.yaw),
+            "category": self.spec.object_category,
+            "interact": self.spec.object_category in metrics.INTERACT_CATEGORIES,
+            "target_distance": metrics.body_target_distance(self.body_points(), self.target_aabbs()),
+            "targets": [{"centre": g.centre, "half_extents": g.half_extents, "yaw": g.yaw, "seat_height": g.seat_height,
+                         "aabb": g.aabb()} for g in goals],
+            "path": self.grid.path((base.x, base.y), self._goal_cells()),
+            "pelvis_on_target": any(
+                (self.model.geom_bodyid[self.data.contact[i].geom[0]] in self._target_bodies
+                 and self.model.body(self.model.geom_bodyid[self.data.contact[i].geom[1]]).name == "pelvis")
+                or (self.model.geom_bodyid[self.data.contact[i].geom[1]] in self._target_bodies
+                    and self.model.body(self.model.geom_bodyid[self.data.contact[i].geom[0]]).name == "pelvis")
+                for i in range(self.data.ncon)
+            ),
+            "sits": sum(1 for d in self.decisions if d.skill == actions.SIT),
+        }
+
+    def _goal_cells(self) -> list[tuple[int, int]]:
+        if not hasattr(self, "_cells"):
+            self._cells = [self.grid.cell(vp.agent_state.position[:2]) for g in self.spec.goals for vp in g.view_points]
+        return self._cells

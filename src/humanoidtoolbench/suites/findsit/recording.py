@@ -1,0 +1,24 @@
+"""The paper metrics of one episode, written when it ends: `paper_metrics/episode_<seed>/metrics.json`.
+
+The episode accumulates what the metrics need as it runs (decisions with
+their target pixels, contacts per control step, dynamic objects' paths,
+commanded body points); this sink turns that into the metrics record when
+the episode closes, so `htb-metrics` scores a run from files alone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...record.sink import Sink
+from .metrics import METRICS_FILE, episode_metrics, write_episode_metrics
+
+
+class PaperMetricsSink(Sink):
+    def __init__(self, episode, run_dir: Path, seed: int) -> None:
+        self.episode = episode
+        self.path = run_dir / "paper_metrics" / f"episode_{seed}" / METRICS_FILE
+
+    def close(self) -> list[Path]:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        return [write_episode_metrics(self.path, episode_metrics(self.episode.episode_data()))]
