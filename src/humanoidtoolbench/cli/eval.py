@@ -23,7 +23,8 @@ MAX_EPISODES = 100_000
 MAX_WORKERS = 1024
 MAX_POLICY_TIMEOUT_S = 86_400.0
 SEED_LIMIT = 2**31  # every seed stays a non-negative 32-bit signed integer
-STRING_FLAGS = ("output", "policy", "checkpoint", "host", "port", "workers", "ray_address")
+STRING_FLAGS = ("output", "policy", "checkpoint", "host", "port", "workers", "ray_address", "model_config")
+MODEL_CONFIG_ENV = "HTB_MODEL_CONFIG"  # read by the language-model planner in this process and in workers
 
 
 class UsageError(Exception):
@@ -75,6 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
         + "; ".join(f"{s.name}: {', '.join(builtin_policies(s.name))}" for s in suites.suites()),
     )
     src.add_argument("--checkpoint", help="identifier of the policy's weights, recorded in results (with --policy)")
+    src.add_argument(
+        "--model-config",
+        metavar="FILE",
+        help="a language-model planner's configuration (base_url, model, api_key_env, max_tokens, ...), for --policy llm",
+    )
     src.add_argument("--host", help="address of a running policy server")
     src.add_argument(
         "--port",
@@ -223,6 +229,16 @@ def _check_source(args) -> None:
         raise UsageError("--port goes with --host")
 
 
+def _check_model_config(args) -> None:
+    """Hand the planner's configuration to the policy (and to every worker) through the environment."""
+    if args.model_config is None:
+        return
+    path = Path(args.model_config)
+    if not path.is_file():
+        raise UsageError(f"--model-config {args.model_config}: no such file")
+    os.environ[MODEL_CONFIG_ENV] = str(path.resolve())
+
+
 def _policy_spec(args):
     from ..eval.policy_source import PolicySpec
 
@@ -308,6 +324,7 @@ def _main(argv: list[str] | None) -> int:
         args.suite = conditions[0].suite
         _check_numbers(args, suites.suite_of(conditions[0]).protocol)
         _check_source(args)
+        _check_model_config(args)
         _check_output(args)
         if args.backend == "ray":
             from ..eval.ray_backend import RayUnavailable, import_ray

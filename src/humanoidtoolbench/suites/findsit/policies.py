@@ -20,7 +20,7 @@ from . import actions
 from .planner import Decision, LanguageModelPlanner, Observation, RandomPlanner
 
 IMAGE_KEY = "rgb_ego"
-MODEL_CONFIG_ENV = "HTB_MODEL_CONFIG"
+MODEL_CONFIG_ENV = "HTB_MODEL_CONFIG"  # set by htb-eval --model-config
 # Oracle: how close counts as touching, and how it approaches.
 TOUCH_M = 0.12
 TURN_TOLERANCE_DEG = 12.0

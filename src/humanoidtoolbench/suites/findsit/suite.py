@@ -10,6 +10,9 @@ Importing this module loads no simulator.
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -30,10 +33,23 @@ EGO = "ego"
 
 @lru_cache(maxsize=1)
 def split_dir() -> Path:
-    """The generated split, made on first use (about 16 s) and reused after."""
+    """The generated split, made on first use (about 16 s) and reused after.
+
+    Written into a private directory and renamed into place, so processes
+    starting together (workers, test runners) never read a half-written split.
+    """
     path = data_home() / "findsit" / f"split-{split.SCHEMA}-{split.APARTMENTS}x{split.EPISODES}"
-    if not (path / "val100.json").is_file():
-        split.write_split(path, progress=lambda line: None)
+    if not path.is_dir():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".split-", dir=path.parent))
+        try:
+            split.write_split(tmp, progress=lambda line: None)
+            os.replace(tmp, path)
+        except OSError:
+            if not path.is_dir():  # another process did not win the race either
+                raise
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     return path
 
 

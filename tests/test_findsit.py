@@ -1,0 +1,102 @@
+"""Find-navigate-sit through the core: the oracle finds and sits, the random floor, a language model end to end."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from humanoidtoolbench.cli import eval as eval_cli
+from humanoidtoolbench.cli import metrics as metrics_cli
+from humanoidtoolbench.control.discrete_skill import DISCRETE_SKILL_V1, SUBSTEPS
+from humanoidtoolbench.eval.records import EpisodeSummary, read
+from humanoidtoolbench.suites.findsit.suite import CONDITIONS, episodes_of
+
+from test_findsit_planner import Provider, ok, plan, verdict
+
+VAL100 = CONDITIONS[0]
+
+
+def run(tmp_path, *args) -> Path:
+    out = tmp_path / "out"
+    assert eval_cli.main(["FINDSIT-val100", *args, "--no-video", "--output", str(out)]) == 0
+    [result] = out.glob("FINDSIT-val100/run-*/benchmark_result.json")
+    return result.parent
+
+
+def paper(run_dir: Path, seed: int) -> dict:
+    return json.loads((run_dir / "paper_metrics" / f"episode_{seed}" / "metrics.json").read_text())
+
+
+def test_the_split_behind_the_conditions_is_fixed():
+    episodes = episodes_of("val100")
+    assert len(episodes) == 100 and len({e.scene_id for e in episodes}) == 5
+    assert len(episodes_of("val")) >= 40 * 30
+    assert all(e.instruction.startswith(f"Find the ") for e in episodes)
+
+
+def test_a_decision_is_25_control_rows_and_stop_is_one():
+    walk = DISCRETE_SKILL_V1.validate([[0, 0.4]])
+    assert walk.shape == (SUBSTEPS, 3) and (walk[:, 2] == np.arange(SUBSTEPS)).all()
+    assert DISCRETE_SKILL_V1.validate([[1, 0.0]]).shape == (1, 3)
+    with pytest.raises(ValueError, match="integer 0-7"):
+        DISCRETE_SKILL_V1.validate([[8, 0.0]])
+    with pytest.raises(ValueError, match="one decision"):
+        DISCRETE_SKILL_V1.validate(np.zeros((2, 2)))
+
+
+def test_the_oracle_reaches_a_plant_and_sits_on_a_bed(tmp_path):
+    """Episodes 0 and 1 of val100: a potted plant (touch and stop) and a bed (touch, turn, back up, sit, stop)."""
+    run_dir = run(tmp_path, "--policy", "oracle", "--episodes", "2")
+    plant, bed = paper(run_dir, 0), paper(run_dir, 1)
+    assert plant["episode"]["object_category"] == "potted_plant" and bed["episode"]["object_category"] == "bed"
+    assert plant["success"]["nav_sr_20cm"] and plant["success"]["active_stop"] and not plant["success"]["is_interact_episode"]
+    assert bed["success"]["interact_sr"] and bed["success"]["n_sit"] == 1
+    assert plant["success"]["geo_find_sr"] and plant["success"]["max_target_pixel_count"] >= 100
+    for seed in (0, 1):
+        summary = read(run_dir / "summaries" / f"episode_{seed}.json", EpisodeSummary)
+        assert summary.outcome == "success" and summary.step % SUBSTEPS == 1  # whole skills, then one Stop row
+        assert f"paper_metrics/episode_{seed}/metrics.json" in summary.files
+
+
+def test_the_random_floor_and_the_paper_table(tmp_path, capsys):
+    run_dir = run(tmp_path, "--policy", "random", "--checkpoint", "r", "--episodes", "3")
+    outcomes = [read(run_dir / "summaries" / f"episode_{s}.json", EpisodeSummary).outcome for s in range(3)]
+    assert set(outcomes) <= {"stopped", "timeout", "success"}
+    capsys.readouterr()
+    assert metrics_cli.main([str(run_dir.parent.parent)]) == 0
+    out = capsys.readouterr().out
+    assert "| FindSR | NavSR@20cm | InteractSR |" in out and "Token source: unavailable_no_calls" in out
+
+
+def test_a_language_model_planner_end_to_end_against_a_local_server(tmp_path):
+    """Walk (verified), then a turn (no verifier), then Stop (verified): tokens summed exactly, per step."""
+    provider = Provider()
+    thread = threading.Thread(target=provider.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        usage = {"prompt_tokens": 1000, "completion_tokens": 100}
+        provider.script(
+            ok(plan(0, "Walk<forward><slow>"), usage), ok(verdict(), usage),
+            ok(plan(2, "Turn<left><30>"), usage),
+            ok(plan(1, "Stop/Stand", visible_state="There is no plant here."), usage), ok(verdict(), usage),
+        )
+        config = tmp_path / "model.json"
+        config.write_text(json.dumps({"base_url": provider.url, "model": "test-model", "max_tokens": 256,
+                                      "response_format": {"type": "json_object"}}))
+        run_dir = run(tmp_path, "--policy", "llm", "--model-config", str(config), "--checkpoint", "test-model",
+                      "--episodes", "1")
+    finally:
+        provider.server.shutdown()
+        provider.server.server_close()
+    cost = paper(run_dir, 0)["cost"]
+    assert cost["decision_steps"] == 3 and cost["vlm_calls"] == 5 and cost["token_source"] == "provider_exact"
+    assert cost["input_tokens"] == 5000 and cost["visible_output_tokens"] == 500
+    assert cost["input_tokens_per_step"] == pytest.approx(5000 / 3)
+    calls = [json.loads(line) for line in (run_dir / "policy" / "episode_0.jsonl").read_text().splitlines()]
+    assert [c["metadata"]["decision"]["skill"] for c in calls] == ["walk_forward", "turn", "stand"]
+    summary = read(run_dir / "summaries" / "episode_0.json", EpisodeSummary)
+    assert summary.outcome == "stopped" and summary.step == 2 * SUBSTEPS + 1
