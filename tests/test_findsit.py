@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -70,6 +72,12 @@ def test_the_random_floor_and_the_paper_table(tmp_path, capsys):
     assert metrics_cli.main([str(run_dir.parent.parent)]) == 0
     out = capsys.readouterr().out
     assert "| FindSR | NavSR@20cm | InteractSR |" in out and "Token source: unavailable_no_calls" in out
+    # The same report from a process that cannot import MuJoCo or a model client.
+    blocked = ("import sys; sys.modules['mujoco'] = None; sys.modules['openai'] = None; "
+               "from humanoidtoolbench.cli import metrics; sys.exit(metrics.main(sys.argv[1:]))")
+    done = subprocess.run([sys.executable, "-c", blocked, str(run_dir.parent.parent)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == out
 
 
 def test_a_language_model_planner_end_to_end_against_a_local_server(tmp_path):

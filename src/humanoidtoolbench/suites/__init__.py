@@ -38,7 +38,8 @@ def _load(module: str) -> Suite:
     try:
         suite = importlib.import_module(module).SUITE
     except (ImportError, AttributeError) as exc:
-        raise SuiteError(f"cannot load suite module {module!r} (from {ENV_VAR}): {exc}") from None
+        origin = "built in" if module in BUILTIN else f"from {ENV_VAR}"
+        raise SuiteError(f"cannot load suite module {module!r} ({origin}): {exc}") from None
     return suite
 
 

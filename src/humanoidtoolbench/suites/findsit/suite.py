@@ -20,7 +20,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...robot.assets import data_home
 from ..base import SUCCESS, TIMEOUT, Cameras, StandardProtocol, Suite
 from . import split
 from .policies import IMAGE_KEY
@@ -38,6 +37,8 @@ def split_dir() -> Path:
     Written into a private directory and renamed into place, so processes
     starting together (workers, test runners) never read a half-written split.
     """
+    from ...robot.assets import data_home  # here: the asset module loads MuJoCo, which htb-metrics never does
+
     path = data_home() / "findsit" / f"split-{split.SCHEMA}-{split.APARTMENTS}x{split.EPISODES}"
     if not path.is_dir():
         path.parent.mkdir(parents=True, exist_ok=True)
