@@ -37,7 +37,7 @@ def test_the_split_behind_the_conditions_is_fixed():
     episodes = episodes_of("val100")
     assert len(episodes) == 100 and len({e.scene_id for e in episodes}) == 5
     assert len(episodes_of("val")) >= 40 * 30
-    assert all(e.instruction.startswith(f"Find the ") for e in episodes)
+    assert all(e.instruction.startswith("Find the ") for e in episodes)
 
 
 def test_a_decision_is_25_control_rows_and_stop_is_one():

@@ -29,7 +29,9 @@ def zero(request: dict) -> np.ndarray:
 zero.policy_name = "zero"
 
 
-class RandomPolicy:
+class SeededRandom:
+    """Random chunks from a generator re-seeded by each episode's seed, so a seed always gives the same actions."""
+
     policy_name = "random"
 
     def __init__(self) -> None:
@@ -38,8 +40,18 @@ class RandomPolicy:
     def __call__(self, request: dict) -> np.ndarray:
         if request.get("history", {}).get("reset", False):
             self._rng = np.random.default_rng(int(request.get(EPISODE_SEED_KEY, 0)))
+        return self.chunk(self._rng)
+
+    def chunk(self, rng: np.random.Generator) -> np.ndarray:
+        raise NotImplementedError
+
+
+class RandomPolicy(SeededRandom):
+    """decoupled_v1: joint targets uniform in the action table's ranges, default height, no navigation."""
+
+    def chunk(self, rng: np.random.Generator) -> np.ndarray:
         chunk = np.zeros((CHUNK, contract.ACTION_DIM), dtype=np.float32)
-        chunk[:, :31] = self._rng.uniform(_LO, _HI, size=(CHUNK, 31))
+        chunk[:, :31] = rng.uniform(_LO, _HI, size=(CHUNK, 31))
         chunk[:, 31] = contract.DEFAULT_BASE_HEIGHT
         return chunk
 
@@ -59,18 +71,11 @@ def zero_joint_position(request: dict) -> np.ndarray:
 zero_joint_position.policy_name = "zero"
 
 
-class RandomJointPosition:
-    """a ~ U[-1, 1]^43 per step, from a generator seeded by the episode seed (the original's random baseline)."""
+class RandomJointPosition(SeededRandom):
+    """a ~ U[-1, 1]^43 per step (the original's random baseline)."""
 
-    policy_name = "random"
-
-    def __init__(self) -> None:
-        self._rng = np.random.default_rng(0)
-
-    def __call__(self, request: dict) -> np.ndarray:
-        if request.get("history", {}).get("reset", False):
-            self._rng = np.random.default_rng(int(request.get(EPISODE_SEED_KEY, 0)))
-        return self._rng.uniform(-1.0, 1.0, (CHUNK, JOINT_POSITION_DIM)).astype(np.float32)
+    def chunk(self, rng: np.random.Generator) -> np.ndarray:
+        return rng.uniform(-1.0, 1.0, (CHUNK, JOINT_POSITION_DIM)).astype(np.float32)
 
 
 random_joint_position = RandomJointPosition()

@@ -92,12 +92,13 @@ class Episode(ABC):
     condition: Condition
 
     @property
-    @abstractmethod
-    def model(self): ...
+    def model(self):
+        """The compiled scene (an episode built on `sim.Simulation` keeps it as `self.sim`)."""
+        return self.sim.model
 
     @property
-    @abstractmethod
-    def data(self): ...
+    def data(self):
+        return self.sim.data
 
     @abstractmethod
     def reset(self) -> None:

@@ -150,13 +150,6 @@ class FiatluxEpisode(Episode):
         h, s, v = self.rng.uniform(0, 1), self.rng.uniform(0, 0.15), self.rng.uniform(0.7, 1.2)
         return np.clip(np.array(colorsys.hsv_to_rgb(h, s, 1.0)) * v, 0.0, 1.5)
 
-    @property
-    def model(self) -> mujoco.MjModel:
-        return self.sim.model
-
-    @property
-    def data(self) -> mujoco.MjData:
-        return self.sim.data
 
     # -- reset ---------------------------------------------------------------------
     def _robot_start(self) -> tuple[np.ndarray, float]:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 from ... import __version__
 from ...control.joint_position import JOINT_NAMES
 from ...record.sink import Sink, StepRecord
@@ -42,7 +40,7 @@ class BagSink(Sink):
 
     def step(self, record: StepRecord) -> None:
         e = self.episode
-        m, d = e.model, e.data
+        d = e.data
         obs = e.observer
         row = {
             "actions": record.action,

@@ -64,13 +64,6 @@ class FindSitEpisode(Episode):
         self._seg = None
         self.grid: NavGrid | None = None
 
-    @property
-    def model(self):
-        return self.sim.model
-
-    @property
-    def data(self):
-        return self.sim.data
 
     # -- episode ---------------------------------------------------------------------
     def reset(self) -> None:

@@ -87,13 +87,6 @@ class TaskEpisode(Episode):
         self.steps = 0
         self.settle_steps = 0
 
-    @property
-    def model(self) -> mujoco.MjModel:
-        return self.sim.model
-
-    @property
-    def data(self) -> mujoco.MjData:
-        return self.sim.data
 
     def reset(self) -> None:
         """Place the robot, let the scene come to rest, take the metric baselines."""
