@@ -37,6 +37,19 @@ SETTLE_STEPS = 10
 SKILL_BY_ID = {spec.id: spec.skill for spec in actions.VOCABULARY}
 
 
+def _seat_centre(piece) -> tuple[float, float]:
+    """Where to sit on a piece: the middle of its seat block, in front of any backrest (+x is the front)."""
+    forward = (piece.backrest or 0.0) / 2
+    return (piece.centre[0] + forward * math.cos(piece.yaw), piece.centre[1] + forward * math.sin(piece.yaw))
+
+
+def _approach(piece, clearance: float = 0.35) -> tuple[float, float]:
+    """Where to stand before sitting: in front of the seat's middle, clear of its front edge."""
+    cx, cy = _seat_centre(piece)
+    reach = piece.half_extents[0] - (piece.backrest or 0.0) / 2 + clearance
+    return (cx + reach * math.cos(piece.yaw), cy + reach * math.sin(piece.yaw))
+
+
 def _wrap(a: float) -> float:
     return (a + math.pi) % (2 * math.pi) - math.pi
 
@@ -243,9 +256,9 @@ class FindSitEpisode(Episode):
             "category": self.spec.object_category,
             "interact": self.spec.object_category in metrics.INTERACT_CATEGORIES,
             "target_distance": metrics.body_target_distance(self.body_points(), self.target_aabbs()),
-            "targets": [{"centre": g.centre, "half_extents": g.half_extents, "yaw": g.yaw, "seat_height": g.seat_height,
-                         "aabb": g.aabb()} for g in goals],
-            "path": self.grid.path((base.x, base.y), self._goal_cells()),
+            "targets": [{"centre": g.centre, "seat_centre": _seat_centre(g), "approach": _approach(g),
+                         "seat_height": g.seat_height, "aabb": g.aabb()} for g in goals],
+            "path": self._path((base.x, base.y)),
             "pelvis_on_target": any(
                 (self.model.geom_bodyid[self.data.contact[i].geom[0]] in self._target_bodies
                  and self.model.body(self.model.geom_bodyid[self.data.contact[i].geom[1]]).name == "pelvis")
@@ -256,7 +269,23 @@ class FindSitEpisode(Episode):
             "sits": sum(1 for d in self.decisions if d.skill == actions.SIT),
         }
 
+    def _path(self, xy) -> list[tuple[float, float]]:
+        """The grid's path, from the nearest free cell when the robot stands in a wall or furniture margin."""
+        if self.grid.navigable(xy):
+            return self.grid.path(xy, self._goal_cells())
+        free = np.argwhere(self.grid.free)
+        row, col = self.grid.cell(xy)
+        nearest = free[np.argmin(np.hypot(free[:, 0] - row, free[:, 1] - col))]
+        start = tuple(float(c) for c in self.grid.centres(nearest[None])[0])
+        return [start, *self.grid.path(start, self._goal_cells())]
+
     def _goal_cells(self) -> list[tuple[int, int]]:
+        """The view points of the targets; for a seat, the free cell nearest the spot in front of it."""
         if not hasattr(self, "_cells"):
-            self._cells = [self.grid.cell(vp.agent_state.position[:2]) for g in self.spec.goals for vp in g.view_points]
+            if self.spec.object_category in metrics.INTERACT_CATEGORIES:
+                free = np.argwhere(self.grid.free)
+                spots = [self.grid.cell(_approach(self.apartment.furniture[g.object_id])) for g in self.spec.goals]
+                self._cells = [tuple(free[np.argmin(np.hypot(*(free - np.array(s)).T))]) for s in spots]
+            else:
+                self._cells = [self.grid.cell(vp.agent_state.position[:2]) for g in self.spec.goals for vp in g.view_points]
         return self._cells

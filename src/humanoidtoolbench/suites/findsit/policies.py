@@ -25,6 +25,9 @@ MODEL_CONFIG_ENV = "HTB_MODEL_CONFIG"  # set by htb-eval --model-config
 TOUCH_M = 0.12
 TURN_TOLERANCE_DEG = 12.0
 ARRIVE_M = 0.3  # within this of the path's end, walk straight at the target
+OVER_SEAT_M = 0.12  # the pelvis this close to the seat's middle sits down
+STUCK_M = 0.02  # a step back that moved less than this met the backrest: sit where it is
+SIT_BELOW_SEAT_M = 0.05  # the pelvis is commanded a little below the seat, so it rests on it
 
 
 def _value(action: actions.Action) -> float:
@@ -55,15 +58,16 @@ class OraclePlanner:
     """Privileged geometry and the navigation grid's path: the ceiling of what planning can score.
 
     Follow the path by turning towards the next waypoint and walking; past its
-    end, walk straight at the nearest target until touching it; then stop, or
-    for bed, couch and toilet turn the back to the seat, step back over it,
-    sit at its height and stop.
+    end, walk straight at the nearest target until touching it and stop, or,
+    for bed, couch and toilet, to the spot in front of the seat's middle, turn
+    the back to the seat, step back over it, sit at its height and stop.
     """
 
     name = "oracle"
 
     def reset(self, instruction: str, seed: int) -> None:
         self._sat = self._seating = False
+        self._backing_from = None
 
     def decide(self, observation: Observation) -> Decision:
         action = self._choose(observation.privileged)
@@ -76,11 +80,12 @@ class OraclePlanner:
         target = min(p["targets"], key=lambda t: math.dist((x, y), t["centre"][:2]))
         if p["target_distance"] <= TOUCH_M and not p["interact"]:
             return actions.STOP
-        if p["interact"] and (self._seating or p["target_distance"] <= TOUCH_M):
-            self._seating = True  # from touching the seat on: turn round, back onto it, sit
+        if p["interact"] and (self._seating or math.dist((x, y), target["approach"]) < ARRIVE_M / 2):
+            self._seating = True  # in front of the seat: turn round, back onto it, sit
             return self._sit(x, y, yaw, target)
         path = [w for w in p["path"] if math.dist((x, y), w) > ARRIVE_M]
-        goal = path[0] if path else _nearest_point(target["aabb"], (x, y))
+        end = target["approach"] if p["interact"] else _nearest_point(target["aabb"], (x, y))
+        goal = path[0] if path else end
         return self._head_for(x, y, yaw, goal, remaining=math.dist((x, y), goal))
 
     def _head_for(self, x, y, yaw, goal, remaining: float) -> actions.Action:
@@ -91,16 +96,19 @@ class OraclePlanner:
         return actions.parse_action(0, f"Walk<forward><{speed}>")
 
     def _sit(self, x, y, yaw, target) -> actions.Action:
-        cx, cy = target["centre"][:2]
-        away = math.atan2(y - cy, x - cx)  # face away from the seat, back towards it
-        err = math.degrees((away - yaw + math.pi) % (2 * math.pi) - math.pi)
-        if abs(err) > TURN_TOLERANCE_DEG:
-            return actions.parse_action(2, f"Turn<{'left' if err > 0 else 'right'}><{abs(err):.0f}>")
+        cx, cy = target["seat_centre"]
         back = math.dist((x, y), (cx, cy))
-        if back > 0.15:
+        stuck = self._backing_from is not None and math.dist((x, y), self._backing_from) < STUCK_M
+        if back > OVER_SEAT_M and not stuck:
+            away = math.atan2(y - cy, x - cx)  # face away from the seat, back towards it
+            err = math.degrees((away - yaw + math.pi) % (2 * math.pi) - math.pi)
+            if abs(err) > TURN_TOLERANCE_DEG and back > 0.25:
+                self._backing_from = None
+                return actions.parse_action(2, f"Turn<{'left' if err > 0 else 'right'}><{abs(err):.0f}>")
+            self._backing_from = (x, y)
             return actions.parse_action(5, f"Step back<{min(back, 0.6):.2f}>")
         self._sat = True
-        return actions.parse_action(4, f"Sit down<{target['seat_height'] or 0.5:.2f}>")
+        return actions.parse_action(4, f"Sit down<{(target['seat_height'] or 0.5) - SIT_BELOW_SEAT_M:.2f}>")
 
 
 def _nearest_point(aabb, xy) -> tuple[float, float]:
