@@ -13,6 +13,7 @@ render of each decision's image counts the target's pixels.
 from __future__ import annotations
 
 import math
+import weakref
 
 import mujoco
 import numpy as np
@@ -126,6 +127,7 @@ class FindSitEpisode(Episode):
         if self._seg is None:
             self._seg = mujoco.Renderer(self.model, EGO_SIZE, EGO_SIZE)
             self._seg.enable_segmentation_rendering()
+            weakref.finalize(self, self._seg.close)  # freed with the episode, before the GL libraries unload
             self._geom_body = self.model.geom_bodyid
         self._seg.update_scene(self.data, camera=EGO_CAMERA)
         ids = self._seg.render()
@@ -164,7 +166,7 @@ class FindSitEpisode(Episode):
     def step(self, row: np.ndarray) -> StepResult:
         step = DISCRETE_SKILL_V1.decode(row)
         command = self._command(step)
-        self._row[31] = command[31]  # a sit keeps its height until another skill stands up
+        self._row[31] = command[31]  # a sit's height carries into the next row (a Stop keeps sitting)
         if SKILL_BY_ID[step.skill_id] != actions.SIT:
             self._row[31] = decoupled_v1.DEFAULT_BASE_HEIGHT
         self.sim.step(decoupled_v1.decode(command))
