@@ -229,8 +229,9 @@ def test_a_list_of_conditions_runs_each_in_order_and_summarises_them(tmp_path, c
 def test_list_envs(capsys):
     assert eval_cli.main(["--list-envs"]) == 0
     lines = capsys.readouterr().out.split()
-    assert len(lines) == 18 + 12 and lines[0] == "humanoidtoolbench/G1BallMove-L0-S"
-    assert lines[18] == "FIATLUX-S01-MoveLadder-v0" and lines[-1] == "FIATLUX-S12-ClimbDown-v0"
+    assert len(lines) == 18 + 12 + 2 and lines[0] == "humanoidtoolbench/G1BallMove-L0-S"
+    assert lines[18] == "FIATLUX-S01-MoveLadder-v0" and lines[29] == "FIATLUX-S12-ClimbDown-v0"
+    assert lines[30:] == ["FINDSIT-val100", "FINDSIT-val"]
 
 
 @pytest.mark.parametrize(
