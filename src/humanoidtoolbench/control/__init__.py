@@ -9,11 +9,16 @@ CONTROLLERS = {
 }
 
 
-def make_controller(name: str):
-    """A fresh controller by name (results record the name)."""
+def controller_class(name: str):
+    """The controller class of a name; its `variant` says which robot model it drives."""
     import importlib
 
     if name not in CONTROLLERS:
         raise ValueError(f"unknown controller {name!r}; available: {sorted(CONTROLLERS)}")
     module, cls = CONTROLLERS[name].split(":")
-    return getattr(importlib.import_module(module), cls)()
+    return getattr(importlib.import_module(module), cls)
+
+
+def make_controller(name: str):
+    """A fresh controller by name (results record the name)."""
+    return controller_class(name)()

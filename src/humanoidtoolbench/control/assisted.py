@@ -157,6 +157,11 @@ class AssistedController(Controller):
         x, y, z, yaw = data.qpos[self._base_qpos]
         return BasePose(float(x), float(y), float(z), wrap(float(yaw)))
 
+    @property
+    def commanded_base(self) -> tuple[float, float, float, float]:
+        """The base servo's current target (x, y, z, yaw): where the commands are taking the pelvis."""
+        return tuple(float(v) for v in self._target)
+
     def fallen(self, data: mujoco.MjData) -> bool:
         """The driven base holds the pelvis upright above its lowest height: it cannot fall."""
         return False

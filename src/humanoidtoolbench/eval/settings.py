@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import suites
-from ..control import make_controller
+from ..control import controller_class
 from ..record.video import CODEC, FPS
 from ..suites.base import Condition, Suite
 from .records import EvalConfig
@@ -50,7 +50,7 @@ class EvalSettings:
 
     @property
     def robot_variant(self) -> str:
-        return make_controller(self.controller).variant
+        return controller_class(self.controller).variant
 
     def diagnostic_reasons(self) -> list[str]:
         """Why these settings are not the standard protocol (empty when they are)."""

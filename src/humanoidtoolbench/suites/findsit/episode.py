@@ -16,6 +16,7 @@ import math
 import weakref
 
 import mujoco
+import msgspec
 import numpy as np
 
 from ...control import decoupled_v1
@@ -136,8 +137,6 @@ class FindSitEpisode(Episode):
 
     def on_chunk(self, chunk: np.ndarray, metadata: dict | None = None) -> None:
         """A decision: its record (from the planner's metadata) joined with the image's target pixels."""
-        import msgspec
-
         raw = dict((metadata or {}).get("decision") or {})
         skill = SKILL_BY_ID[int(chunk[0, 0])]
         raw.update(step=len(self.decisions), skill=skill, target_pixels=self.target_pixels)
@@ -166,9 +165,9 @@ class FindSitEpisode(Episode):
     def step(self, row: np.ndarray) -> StepResult:
         step = DISCRETE_SKILL_V1.decode(row)
         command = self._command(step)
-        self._row[31] = command[31]  # a sit's height carries into the next row (a Stop keeps sitting)
-        if SKILL_BY_ID[step.skill_id] != actions.SIT:
-            self._row[31] = decoupled_v1.DEFAULT_BASE_HEIGHT
+        # A sit's height carries into the next skill's first row (so a Stop keeps sitting); others stand.
+        sitting = SKILL_BY_ID[step.skill_id] == actions.SIT
+        self._row[31] = command[31] if sitting else decoupled_v1.DEFAULT_BASE_HEIGHT
         self.sim.step(decoupled_v1.decode(command))
         self.steps += 1
         if step.skill_id != STOP_ID:
@@ -201,8 +200,7 @@ class FindSitEpisode(Episode):
 
     def _commanded_points(self) -> np.ndarray:
         """The commanded base pose applied to the robot's body origins at their home offsets."""
-        ctrl = self.controller
-        x, y, z, yaw = ctrl._target if isinstance(ctrl, AssistedController) else (0, 0, 0, 0)
+        x, y, z, yaw = self.controller.commanded_base
         c, s = math.cos(yaw), math.sin(yaw)
         R = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
         return np.array([x, y, z]) + self._home_offsets() @ R.T
