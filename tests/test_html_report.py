@@ -193,6 +193,9 @@ def test_a_new_report_replaces_the_earlier_one_whole(runs, tmp_path):
     out = tmp_path / "report"
     assert report_cli.main([*map(str, runs), "--output", str(out)]) == 0
     first = sorted(p.relative_to(out) for p in out.rglob("*.mp4"))
+    page = (out / "index.html").read_bytes()
+    assert report_cli.main([*map(str, runs), "--output", str(out)]) == 0
+    assert (out / "index.html").read_bytes() == page  # same results, same bytes
     assert report_cli.main([str(runs[1]), "--output", str(out)]) == 0
     assert sorted(p.relative_to(out) for p in out.rglob("*.mp4")) == [f for f in first if POSE_HOLD in str(f)]
     assert [p.name for p in tmp_path.iterdir()] == ["report"]  # no temporary folder left beside it
@@ -205,3 +208,16 @@ def test_the_report_reads_files_without_mujoco(runs, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(Path(humanoidtoolbench.__file__).parents[1])}
     subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True)
     assert (tmp_path / "r" / "index.html").is_file() and (tmp_path / "r" / "plotly.min.js").stat().st_size > 1_000_000
+
+
+@pytest.mark.slow
+def test_a_solved_condition_gets_its_steps_plot_and_success_video(tmp_path):
+    out = tmp_path / "expert"
+    assert eval_cli.main([RANDOM, "--policy", "expert", "--episodes", "1", "--max-steps", "600", "--output", str(out)]) == 0
+    assert report_cli.main([str(out), "--output", str(tmp_path / "report")]) == 0
+    [result] = gather.find_results([out])
+    [steps] = result.report.steps_to_success
+    page = (tmp_path / "report" / "index.html").read_text()
+    dom = Dom(page)
+    assert len(dom.find("figure", "success")) == 1 and not dom.find("figure", "failure") and '"text":"Steps to success"' in page
+    assert f'<td class="num">{steps}</td>' in page  # the median of one

@@ -16,7 +16,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="htb-report",
         description="Write a static HTML report from one or more htb-eval output directories: a leaderboard of "
-        "policies x conditions with Wilson 95%% intervals, breakdowns, failure causes, steps to success, sample "
+        "policies x conditions with Wilson 95 % intervals, breakdowns, failure causes, steps to success, sample "
         "videos and each result's provenance. It opens from the folder alone, offline.",
         epilog="Each policy's newest validated result per condition is shown, its run validated again first; a "
         "result whose files no longer match is marked NOT VERIFIED and the exit status is 1. Exit status 2: nothing "
@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("results", nargs="+", type=Path, help="htb-eval --output directories")
     parser.add_argument("--output", type=Path, default=Path("htb-report"), help="report folder (default htb-report)")
-    parser.add_argument("--title", default="HumanoidToolBench results")
+    parser.add_argument("--title", default="HumanoidToolBench results", help="the page's title")
     args = parser.parse_args(argv)
     missing = [str(d) for d in args.results if not d.is_dir()]
     if missing:

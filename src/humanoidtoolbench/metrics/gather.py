@@ -146,9 +146,10 @@ def find_results(dirs: list[Path]) -> list[Result]:
                     key, order = (policy_label(record.policy_info), cond.name), (record.finished_at, path.parent.name)
                     if key not in newest or order > newest[key][0]:
                         newest[key] = (order, path, record, results_dir)
-    position = {c.name: i for s in suites.suites() for i, c in enumerate(s.conditions)}
+    order = [c.name for s in suites.suites() for c in s.conditions]
     results = []
-    for (policy, name), (_, path, record, results_dir) in sorted(newest.items(), key=lambda kv: (position[kv[0][1]], kv[0][0])):
+    ordered = sorted(newest.items(), key=lambda kv: (order.index(kv[0][1]), kv[0][0]))
+    for (policy, name), (_, path, record, results_dir) in ordered:
         cond = suites.parse(name)
         suite = suites.suite_of(cond)
         report = result_report(path, name)

@@ -63,13 +63,17 @@ def _state(result: Result) -> tuple[str, str]:
     return "", ""
 
 
+def _table(css: str, head: list[str], rows: list[str]) -> str:
+    """A table from header labels (escaped here) and finished `<tr>` rows."""
+    th = "".join(f"<th>{escape(h)}</th>" for h in head)
+    return f'<table class="{css}"><thead><tr>{th}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
 def _leaderboard(table: SuiteTable) -> str:
     conds = table.suite.conditions
-    head = "".join(f'<th class="cond">{escape(c.name)}</th>' for c in conds)
     rows = []
     for policy in table.policies:
-        mean = table.mean(policy)
-        found = table.verified(policy)
+        mean, found = table.mean(policy), table.verified(policy)
         mean_cell = _pct(mean) if mean is not None else f'—<span class="n">{len(found)} of {len(conds)} conditions</span>'
         flag = ' <span class="marker">(not reportable)</span>' if any(not r.record.reportable for r in found) else ""
         cells = []
@@ -78,10 +82,12 @@ def _leaderboard(table: SuiteTable) -> str:
                 cells.append('<td class="cell missing">—</td>')
                 continue
             css, marker = _state(result)
-            body = _rate_cell(result.rate) if result.report.verified else f"{result.rate.successes}/{result.rate.episodes}"
+            rate = result.rate
+            body = _rate_cell(rate) if result.report.verified else f"{rate.successes}/{rate.episodes}"
             cells.append(f'<td class="cell {css}">{body}{marker}</td>')
         rows.append(f'<tr class="policy"><th>{escape(policy)}{flag}</th><td class="num">{mean_cell}</td>{"".join(cells)}</tr>')
-    return (f'<table class="leaderboard"><thead><tr><th>Policy</th><th>Mean</th>{head}</tr></thead>'
+    conds_head = "".join(f'<th class="cond">{escape(c.name)}</th>' for c in conds)
+    return (f'<table class="leaderboard"><thead><tr><th>Policy</th><th>Mean</th>{conds_head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table>'
             '<p class="note">Each cell: success rate, Wilson 95 % interval, successes/episodes. † not reportable '
             "(hover for why); NOT VERIFIED: files changed after validation, in no mean or plot. The mean is the "
@@ -89,13 +95,12 @@ def _leaderboard(table: SuiteTable) -> str:
 
 
 def _breakdown_table(table: SuiteTable, groups: dict[str, dict[str, Rate]]) -> str:
-    head = "".join(f"<th>{escape(g)}</th>" for g in groups)
     rows = []
     for policy in table.policies:
         cells = "".join(f'<td class="cell">{_rate_cell(groups[g][policy])}</td>' if policy in groups[g]
                         else '<td class="cell missing">—</td>' for g in groups)
         rows.append(f"<tr><th>{escape(policy)}</th>{cells}</tr>")
-    return f'<table class="breakdown"><thead><tr><th>Policy</th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    return _table("breakdown", ["Policy", *groups], rows)
 
 
 def _per_condition(table: SuiteTable) -> str:
@@ -103,44 +108,40 @@ def _per_condition(table: SuiteTable) -> str:
     for result in _results(table):
         r = result.report
         css, marker = _state(result)
+        median, causes = "—", "its files no longer match"
         if r.verified:
             median = "—" if r.median_steps is None else f"{r.median_steps:g}"
             causes = "; ".join(f"{escape(c)} ({n})" for c, n in r.causes.most_common()) or "none"
-        else:
-            median, causes = "—", "its files no longer match"
         rows.append(f'<tr class="{css}"><td>{escape(result.condition.name)}{marker}</td><td>{escape(result.policy)}</td>'
                     f'<td class="num">{r.successes}/{r.episodes}</td><td class="num">{median}</td><td>{causes}</td></tr>')
-    return ('<table class="per-condition"><thead><tr><th>Condition</th><th>Policy</th><th>Successes</th>'
-            f'<th>Median steps to success</th><th>Failure causes</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
+    return _table("per-condition", ["Condition", "Policy", "Successes", "Median steps to success", "Failure causes"], rows)
 
 
-def _short(digest: str | None, n: int = 12) -> str:
-    return escape((digest or "—")[:n])
+def _code(text: str | None) -> str:
+    """A digest or commit, shortened to 12 characters."""
+    return f"<code>{escape((text or '—')[:12])}</code>"
 
 
 def _provenance(table: SuiteTable) -> str:
     rows = []
     for result in _results(table):
         rec = result.record
-        if rec.reportable:
-            reportable = "reportable"
-        else:
-            reportable = f'<span class="marker bad">not reportable</span>: {escape("; ".join(rec.reasons) or "no reason recorded")}'
+        reportable = "reportable"
+        if not rec.reportable:
+            why = "; ".join(rec.reasons) or "no reason recorded"
+            reportable = f'<span class="marker bad">not reportable</span>: {escape(why)}'
         verified = "yes" if result.report.verified else '<span class="marker bad">NOT VERIFIED</span>'
-        code = rec.code.get("git_commit") or rec.code.get("package_version") or "—"
         dirty = " (uncommitted changes)" if rec.code.get("git_dirty") else ""
-        versions = ", ".join(f"{k} {v}" for k, v in sorted(rec.versions.items()))
-        run = f"{result.results_dir}/{result.run_dir.relative_to(result.results_dir)}"
-        rows.append(
-            f'<tr class="provenance-row {"reportable" if rec.reportable else "not-reportable"}">'
-            f"<td>{escape(result.condition.name)}</td><td>{escape(result.policy)}</td><td>{reportable}</td>"
-            f"<td>{verified}</td><td>{escape(run)}</td><td>{escape(rec.controller)} / {escape(rec.robot_variant)}</td>"
-            f"<td><code>{_short(rec.source_digest)}</code></td><td><code>{_short(rec.assets.get('manifest_sha256'))}</code></td>"
-            f"<td><code>{_short(code)}</code>{escape(dirty)}</td><td>{escape(versions)}</td><td>{escape(rec.finished_at)}</td></tr>"
-        )
-    return ('<table class="provenance"><thead><tr><th>Condition</th><th>Policy</th><th>Reportable</th><th>Verified</th>'
-            "<th>Run</th><th>Controller / robot</th><th>Source digest</th><th>Asset manifest</th><th>Code</th>"
-            f'<th>Versions</th><th>Finished</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
+        cells = [escape(result.condition.name), escape(result.policy), reportable, verified, escape(str(result.run_dir)),
+                 f"{escape(rec.controller)} / {escape(rec.robot_variant)}", _code(rec.source_digest),
+                 _code(rec.assets.get("manifest_sha256")),
+                 _code(rec.code.get("git_commit") or rec.code.get("package_version")) + dirty,
+                 escape(", ".join(f"{k} {v}" for k, v in sorted(rec.versions.items()))), escape(rec.finished_at)]
+        css = "reportable" if rec.reportable else "not-reportable"
+        rows.append(f'<tr class="provenance-row {css}">' + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    head = ["Condition", "Policy", "Reportable", "Verified", "Run", "Controller / robot", "Source digest",
+            "Asset manifest", "Code", "Versions", "Finished"]
+    return _table("provenance", head, rows)
 
 
 def _videos(table: SuiteTable, copies: list[Copy]) -> str:
@@ -153,8 +154,9 @@ def _videos(table: SuiteTable, copies: list[Copy]) -> str:
                 kind = "success" if video.success else "failure"
                 dest = f"videos/{_slug(cond.name)}/p{index}-{kind}-{video.seed}-{_slug(video.camera)}.mp4"
                 copies.append(Copy(video.source, dest))
+                caption = f"{escape(policy)}: {kind}, seed {video.seed}, {escape(video.camera)}"
                 figs.append(f'<figure class="{kind}"><video controls muted preload="metadata" src="{escape(dest)}"></video>'
-                            f"<figcaption>{escape(policy)}: {kind}, seed {video.seed}, {escape(video.camera)}</figcaption></figure>")
+                            f"<figcaption>{caption}</figcaption></figure>")
         if figs:
             blocks.append(f'<h4>{escape(cond.name)}</h4><div class="videos">{"".join(figs)}</div>')
     return "".join(blocks) or '<p class="note">No videos (runs recorded without cameras, or none verified).</p>'
@@ -178,8 +180,9 @@ class _Plots:
         if fig is None:
             return ""
         self.count += 1
-        return ('<div class="plot">' + fig.to_html(full_html=False, include_plotlyjs=False, div_id=f"plot-{self.count}",
-                                                  config={"displaylogo": False, "responsive": True}) + "</div>")
+        div = fig.to_html(full_html=False, include_plotlyjs=False, div_id=f"plot-{self.count}",
+                          config={"displaylogo": False, "responsive": True})
+        return f'<div class="plot">{div}</div>'
 
 
 def _suite_section(table: SuiteTable, plot: _Plots, copies: list[Copy]) -> str:
@@ -189,7 +192,8 @@ def _suite_section(table: SuiteTable, plot: _Plots, copies: list[Copy]) -> str:
     breakdowns = table.breakdowns()
     if breakdowns:
         parts += ["<h3>Breakdowns</h3>", '<div class="breakdowns">']
-        parts += [f"<div><h4>{escape(axis)}</h4>{_breakdown_table(table, groups)}</div>" for axis, groups in breakdowns.items()]
+        parts += [f"<div><h4>{escape(axis)}</h4>{_breakdown_table(table, groups)}</div>"
+                  for axis, groups in breakdowns.items()]
         parts += ["</div>", plot(figures.breakdown_bars(table, breakdowns))]
     parts += ["<h3>Failure causes and steps to success</h3>", _per_condition(table), plot(figures.failure_causes(table)),
               plot(figures.steps_to_success(table)), "<h3>Sample videos</h3>", _videos(table, copies),
@@ -197,13 +201,15 @@ def _suite_section(table: SuiteTable, plot: _Plots, copies: list[Copy]) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def render(title: str, sources: list[Path], tables: list[SuiteTable], offline: list[tuple[Path, str, str]]) -> tuple[str, list[Copy]]:
+def render(title: str, sources: list[Path], tables: list[SuiteTable],
+           offline: list[tuple[Path, str, str]]) -> tuple[str, list[Copy]]:
     """The page and the recorded files it links to."""
     plot, copies = _Plots(), []
     sections = [_suite_section(t, plot, copies) for t in tables]
     extra = "".join(f"<h3>{escape(suite)}: {escape(str(d))}</h3><pre>{escape(text)}</pre>" for d, suite, text in offline)
     if extra:
-        sections.append(f'<section class="offline"><h2>Scored by the suites from their own recordings</h2>{extra}</section>')
+        heading = "<h2>Scored by the suites from their own recordings</h2>"
+        sections.append(f'<section class="offline">{heading}{extra}</section>')
     nav = " · ".join(f'<a href="#suite-{escape(t.suite.name)}">{escape(t.suite.name)}</a>' for t in tables)
     results = sum(len(t.cells) for t in tables)
     episodes = [r.report.episodes for t in tables for r in t.cells.values()]
