@@ -135,26 +135,23 @@ def _sample_videos(suite: Suite, run_dir: Path, record: BenchmarkResult) -> list
 
 def find_results(dirs: list[Path]) -> list[Result]:
     """Every (policy, condition)'s newest validated result under `dirs`, in suite and condition order."""
-    newest: dict[tuple[str, str], tuple[tuple[str, str], Path, BenchmarkResult, Path]] = {}
+    newest: dict[tuple[int, str], tuple[tuple[str, str], Path, BenchmarkResult, Path]] = {}
+    conditions = [c for s in suites.suites() for c in s.conditions]
     for results_dir in dirs:
-        for suite in suites.suites():
-            for cond in suite.conditions:
-                for path in (results_dir / cond.name).glob("run-*/benchmark_result.json"):
-                    record = _read_result(path)
-                    if record is None:
-                        continue
-                    key, order = (policy_label(record.policy_info), cond.name), (record.finished_at, path.parent.name)
-                    if key not in newest or order > newest[key][0]:
-                        newest[key] = (order, path, record, results_dir)
-    order = [c.name for s in suites.suites() for c in s.conditions]
+        for index, cond in enumerate(conditions):
+            for path in (results_dir / cond.name).glob("run-*/benchmark_result.json"):
+                record = _read_result(path)
+                if record is None:
+                    continue
+                key, when = (index, policy_label(record.policy_info)), (record.finished_at, path.parent.name)
+                if key not in newest or when > newest[key][0]:
+                    newest[key] = (when, path, record, results_dir)
     results = []
-    ordered = sorted(newest.items(), key=lambda kv: (order.index(kv[0][1]), kv[0][0]))
-    for (policy, name), (_, path, record, results_dir) in ordered:
-        cond = suites.parse(name)
-        suite = suites.suite_of(cond)
-        report = result_report(path, name)
+    for (index, policy), (_, path, record, results_dir) in sorted(newest.items()):
+        cond = conditions[index]
+        report = result_report(path, cond.name)
         try:
-            videos = _sample_videos(suite, path.parent, record) if report.verified else []
+            videos = _sample_videos(suites.suite_of(cond), path.parent, record) if report.verified else []
         except (RecordError, KeyError) as exc:
             raise ReportError(f"{path.parent}: {exc}") from None
         results.append(Result(cond, policy, record, report, results_dir, videos))
