@@ -71,8 +71,11 @@ def newest_result(output: Path, name: str) -> Path | None:
 
 def condition_report(output: Path, name: str) -> ConditionReport | None:
     path = newest_result(output, name)
-    if path is None:
-        return None
+    return None if path is None else result_report(path, name)
+
+
+def result_report(path: Path, name: str) -> ConditionReport:
+    """The report of one validated `benchmark_result.json` of condition `name`, its run checked again."""
     result = _read(path)
     try:
         report = ConditionReport(name, result["episodes"], result["successes"], reportable=bool(result.get("reportable")),

@@ -171,6 +171,11 @@ class Suite(ABC):
         """Columns of a condition's summary row beyond its name (e.g. scenario and level)."""
         return {}
 
+    def report_groups(self, condition: Condition) -> dict[str, str]:
+        """The groups an HTML report pools this condition's episodes into, axis -> group (e.g.
+        "Level": "L1"); empty: no breakdown beyond the per-condition table."""
+        return {}
+
     def failure_cause(self, condition: Condition, summary: dict) -> str:
         """Why a recorded episode failed, from its summary's metrics."""
         return summary.get("outcome", "unknown")

@@ -86,6 +86,10 @@ class ToolBench(Suite):
     def summary_fields(self, condition: Condition) -> dict:
         return {"scenario": condition.scenario, "level": condition.level, "mode": condition.mode}
 
+    def report_groups(self, condition: Condition) -> dict[str, str]:
+        mode = "R (decoy tool)" if condition.decoy else "S (no decoy)"
+        return {"Mode": mode, "Level": f"L{condition.level}", "Scenario": condition.scenario}
+
     def failure_cause(self, condition: Condition, summary: dict) -> str:
         scenario, level = condition.scenario, condition.level
         final, ever = summary.get("final_metrics", {}), summary.get("ever_true", {})
