@@ -12,6 +12,9 @@ and request, as for native checkpoints.
 
 from __future__ import annotations
 
+import contextlib
+import sys
+
 import numpy as np
 
 from ...control.decoupled_v1 import ACTION_DIM, STATE_DIM
@@ -36,7 +39,7 @@ def _features(config) -> tuple[str | None, tuple, str | None, int]:
     action = config.output_features.get("action")
     if action is None or tuple(action.shape) != (ACTION_DIM,):
         raise ModelError(f"the LeRobot policy's action is {None if action is None else tuple(action.shape)}, not ({ACTION_DIM},)")
-    image_key, image_shape = images[0] if images else (None, ())
+    image_key, image_shape = (images[0][0], images[0][1].shape) if images else (None, ())
     state_key, state_width = (states[0][0], int(states[0][1].shape[0])) if states else (None, 0)
     if state_key and state_width < STATE_DIM:
         raise ModelError(f"the LeRobot policy's state has {state_width} values; the benchmark's has {STATE_DIM}")
@@ -97,7 +100,8 @@ def build(resolved: ResolvedModel, raw: dict, device):
     try:
         config = configs.PreTrainedConfig.from_pretrained(path)
         config.device = device.type
-        policy = factory.get_policy_class(config.type).from_pretrained(path, config=config)
+        with contextlib.redirect_stdout(sys.stderr):  # LeRobot prints its progress; stdout is the server's
+            policy = factory.get_policy_class(config.type).from_pretrained(path, config=config)
     except (NotImplementedError, ValueError, KeyError, OSError, RuntimeError) as exc:
         raise ModelError(f"{path}: LeRobot cannot load this policy: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}") from None
     policy.to(device).eval()
