@@ -21,8 +21,7 @@ def _load(args):
         return load_policy(args.policy or DEFAULT_POLICY), args.checkpoint, None
     if args.policy or args.checkpoint:
         raise PolicyLoadError("--model is served alone: it is identified by its weight and configuration hashes, not --policy / --checkpoint")
-    from ..eval.policy_source import MODEL_KEYS
-    from ..policies.model import load, resolve
+    from ..policies.model import MODEL_KEYS, load, resolve
     from ..policies.model.device import Device
 
     policy, info = load.load(resolve.resolve(args.model, args.revision), Device.parse(args.device or "auto"))

@@ -22,14 +22,13 @@ from ..policies.builtin import BUILTIN_POLICIES, builtin_checkpoint
 from ..policies.errors import PolicyCallError, PolicyError, describe_exception
 from ..policies.http_client import DEFAULT_TIMEOUT_S, HttpPolicyClient
 from ..policies.loader import LoadedPolicy, is_file_ref, load_policy
+from ..policies.model import MODEL_KEYS
 from ..policies.reply import Reply, split_reply
 
 if TYPE_CHECKING:
     from ..policies.model.resolve import ResolvedModel
 
 log = logging.getLogger("humanoidtoolbench.eval")
-# What a `--model` policy adds to its info, in process or reported by `htb-serve --model`.
-MODEL_KEYS = ("model", "weights_sha256", "config_sha256", "chunk_size")
 
 
 def builtin_policies(suite_name: str | None = None) -> dict[str, str]:

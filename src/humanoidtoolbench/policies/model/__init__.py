@@ -14,6 +14,8 @@ import importlib
 from ..errors import PolicyLoadError
 
 EXTRA_HINT = 'pip install "humanoidtoolbench[model]"'
+# What a model policy adds to its info, in process or reported by `htb-serve --model`'s /info.
+MODEL_KEYS = ("model", "weights_sha256", "config_sha256", "chunk_size")
 
 
 class ModelError(PolicyLoadError):

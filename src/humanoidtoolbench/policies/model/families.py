@@ -21,13 +21,14 @@ class Family:
     name: str
     config_file: str  # the configuration file that names the family
     keys: tuple[str, ...]  # all present in the model section: this family
-    builder: str  # module under policies.model whose build(resolved, run_config, device) returns a Network
+    builder: str  # module under policies.model whose build(resolved, raw_config, device) returns the policy
+    schema: str | None  # the model section's type in runconfig, checked before any model library loads
 
 
 FAMILIES = (
-    Family("act", NATIVE_CONFIG, ("chunk_size", "dim_model"), "act"),
-    Family("dp", NATIVE_CONFIG, ("num_diffusion_iters", "action_chunk_size"), "dp"),
-    Family("lerobot", LEROBOT_CONFIG, ("type",), "lerobot"),
+    Family("act", NATIVE_CONFIG, ("chunk_size", "dim_model"), "act", "ActConfig"),
+    Family("dp", NATIVE_CONFIG, ("num_diffusion_iters", "action_chunk_size"), "dp", "DpConfig"),
+    Family("lerobot", LEROBOT_CONFIG, ("type",), "lerobot", None),
 )
 BY_NAME = {f.name: f for f in FAMILIES}
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..loader import LoadedPolicy
-from . import families
+from . import families, runconfig
 from .device import Device
 from .resolve import ResolvedModel
 from .runconfig import read_json
@@ -25,9 +25,13 @@ class ModelInfo:
 
 
 def describe(resolved: ResolvedModel) -> ModelInfo:
+    """The family and chunk length, after checking a native configuration against the contract."""
     raw = read_json(resolved.config_path)
     family = families.detect(raw, resolved.config_path)
     section = families.model_section(raw)
+    if family.schema is not None:
+        runconfig.parse(raw, runconfig.RunConfig, resolved.config_path, "run configuration")
+        runconfig.parse(section, getattr(runconfig, family.schema), resolved.config_path, "model section")
     chunk = section.get("chunk_size", section.get("action_chunk_size", section.get("n_action_steps")))
     return ModelInfo(family.name, chunk if isinstance(chunk, int) else None)
 
