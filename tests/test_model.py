@@ -326,6 +326,14 @@ def test_tiny_model_end_to_end_through_htb_serve(family, repos, offline, tmp_pat
     assert info["weights_sha256"] == info["model"]["weights_sha256"] and info["checkpoint"].startswith("sha256:")
 
 
+def test_an_uncached_text_encoder_offline_is_one_line(tmp_path, offline, capsys):
+    config = tiny_models.run_config("act")
+    config["language"]["encoder"] = "htb-test/not-cached"
+    repo = tiny_models.native_repo(tmp_path / "repo", "act", steps=(1,), config=config)
+    err = one_line_exit_2(["--model", str(repo), "--device", "cpu", *FAST, "--output", str(tmp_path / "out")], capsys)
+    assert "cannot load the text encoder htb-test/not-cached@" in err
+
+
 def test_hub_model_resolves_offline_with_its_revision_and_hashes(repos, offline, tmp_path, capsys):
     commit = "a" * 40
     snapshot = tiny_models.hub_repo(offline, "htb-test/tiny-act", commit, repos["act"])

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -111,12 +110,12 @@ class NativePolicy:
         return {"action": chunk, "metadata": metadata} if metadata else chunk
 
 
-def load_native(resolved: ResolvedModel, raw: dict, device, network_type, stochastic: bool, text_factory: Callable = clip_encoder):
+def load_native(resolved: ResolvedModel, raw: dict, device, network_type, stochastic: bool):
     """Parse the configuration, build the network, load the weights strictly, and wrap it as a policy."""
     torch = require("torch")
     config = parse(raw, RunConfig, resolved.config_path, "run configuration")
     family_config = parse(config.model, network_type.config_type, resolved.config_path, "model section")
-    text = text_factory(config.language)
+    text = clip_encoder(config.language)
     torch.backends.cuda.matmul.allow_tf32 = False  # the original turns TF32 off: chunks match across GPUs
     torch.backends.cudnn.allow_tf32 = False
     network = network_type(family_config, text.dim)
