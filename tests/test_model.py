@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +21,7 @@ pytest.importorskip("transformers", reason="--model needs the model extra (trans
 from humanoidtoolbench.cli import eval as eval_cli  # noqa: E402
 from humanoidtoolbench.policies.model import ModelError, load, require, resolve  # noqa: E402
 from humanoidtoolbench.policies.model.device import Device, egl_device_for, match_renderer, normalise_pci  # noqa: E402
-from humanoidtoolbench.policies.model.native import EpisodeCounter, NativePolicy  # noqa: E402
+from humanoidtoolbench.policies.model.native import EpisodeCounter  # noqa: E402
 from humanoidtoolbench.policies.model.runconfig import ImageTransform  # noqa: E402
 from humanoidtoolbench.policies.model.scheduler import DDPM  # noqa: E402
 from humanoidtoolbench.policies.model.text import CachedEncoder  # noqa: E402
@@ -34,7 +32,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 import tiny_models  # noqa: E402
 
 FAST = ["--episodes", "1", "--max-steps", "12", "--no-video"]
-TESTS = Path(__file__).parent
 
 
 @pytest.fixture(scope="module")
