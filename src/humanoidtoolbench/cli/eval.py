@@ -23,7 +23,7 @@ MAX_EPISODES = 100_000
 MAX_WORKERS = 1024
 MAX_POLICY_TIMEOUT_S = 86_400.0
 SEED_LIMIT = 2**31  # every seed stays a non-negative 32-bit signed integer
-STRING_FLAGS = ("output", "policy", "checkpoint", "host", "port", "workers", "ray_address", "model_config")
+STRING_FLAGS = ("output", "policy", "checkpoint", "host", "port", "workers", "ray_address", "model_config", "model", "revision", "device")
 MODEL_CONFIG_ENV = "HTB_MODEL_CONFIG"  # read by the language-model planner in this process and in workers
 
 
@@ -76,6 +76,14 @@ def build_parser() -> argparse.ArgumentParser:
         + "; ".join(f"{s.name}: {', '.join(builtin_policies(s.name))}" for s in suites.suites()),
     )
     src.add_argument("--checkpoint", help="identifier of the policy's weights, recorded in results (with --policy)")
+    src.add_argument(
+        "--model",
+        metavar="PATH_OR_ID",
+        help="a native ACT / Diffusion Policy checkpoint (repository, run or ckpt_STEP directory, or weight file), "
+        "a LeRobot pretrained_model directory, or a hub model ID; needs the model extra",
+    )
+    src.add_argument("--revision", help="with a hub --model: the branch, tag or commit (default: main)")
+    src.add_argument("--device", help="with --model: auto (default: CUDA when available), cpu or cuda:N")
     src.add_argument(
         "--model-config",
         metavar="FILE",
@@ -215,18 +223,53 @@ def _make_output(args) -> None:
 
 
 def _check_source(args) -> None:
-    if args.policy and args.host:
-        raise UsageError("--policy and --host are alternative policy sources; give one")
-    if not args.policy and not args.host:
+    given = [flag for flag, value in (("--policy", args.policy), ("--model", args.model), ("--host", args.host)) if value]
+    if len(given) > 1:
+        raise UsageError(f"{' and '.join(given)} are alternative policy sources; give one")
+    if not given:
         raise UsageError(
-            f"choose a policy: --policy REF (built-in: {', '.join(builtin_policies(args.suite))}) or --host HOST [--port PORT]"
+            f"choose a policy: --policy REF (built-in: {', '.join(builtin_policies(args.suite))}), --model PATH_OR_ID "
+            "or --host HOST [--port PORT]"
         )
+    for flag, value in (("--revision", args.revision), ("--device", args.device)):
+        if value is not None and not args.model:
+            raise UsageError(f"{flag} goes with --model")
+    if args.model:
+        _check_model(args)
     if args.host and args.checkpoint:
         raise UsageError("--checkpoint goes with --policy; a policy server reports its own checkpoint")
     if args.policy and args.policy_timeout is not None:
         raise UsageError("--policy-timeout goes with --host; an in-process policy is called directly")
     if args.policy and len(args.ports) > 1:
         raise UsageError("--port goes with --host")
+
+
+def _check_model(args) -> None:
+    """--model's flags and, for a local path, its files and configuration (no model library is imported)."""
+    from ..policies.model import ModelError, resolve
+    from ..policies.model.device import Device
+
+    contract = suites.get(args.suite).contract
+    if contract != "decoupled_v1":
+        raise UsageError(f"--model loads decoupled_v1 models; the {args.suite} suite's action contract is {contract}")
+    if args.checkpoint:
+        raise UsageError("--checkpoint goes with --policy; a --model is identified by its weight and configuration hashes")
+    if args.policy_timeout is not None or len(args.ports) > 1:
+        raise UsageError("--policy-timeout and --port go with --host")
+    try:
+        args.device_spec = Device.parse(args.device or "auto")
+        args.resolved_model = None
+        if not resolve.looks_like_hub_id(args.model):
+            args.resolved_model = resolve.resolve(args.model, args.revision)
+            _describe_model(args.resolved_model)
+    except ModelError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _describe_model(resolved):
+    from ..policies.model.load import describe
+
+    return describe(resolved)
 
 
 def _check_model_config(args) -> None:
@@ -244,7 +287,19 @@ def _policy_spec(args):
 
     if args.host:
         return PolicySpec(host=args.host, ports=args.ports, timeout=_policy_timeout(args))
+    if args.model:
+        return PolicySpec(model=_resolved_model(args), device=args.device_spec.name, suite=args.suite)
     return PolicySpec(ref=args.policy, checkpoint=args.checkpoint, suite=args.suite)
+
+
+def _resolved_model(args):
+    """The local model checked before, or the hub model resolved now (downloaded unless cached)."""
+    if args.resolved_model is None:
+        from ..policies.model import resolve
+
+        args.resolved_model = resolve.resolve(args.model, args.revision)
+        _describe_model(args.resolved_model)
+    return args.resolved_model
 
 
 def _policy_timeout(args) -> float:
@@ -276,6 +331,13 @@ def _open_policy(args, spec):
     return policy
 
 
+def _match_renderer(policy) -> None:
+    """Render on the GPU the model runs on (before any episode, so workers inherit the choice)."""
+    from ..policies.model.device import Device, match_renderer
+
+    match_renderer(Device(policy.info["model"]["device"]))
+
+
 def _backend(args, spec, policy):
     from ..eval.backends import LocalBackend
     from ..eval.ray_backend import RayBackend
@@ -285,10 +347,24 @@ def _backend(args, spec, policy):
     return LocalBackend(policy, spec, args.worker_count)
 
 
+def _model_line(args) -> str:
+    """A dry run's description of --model: what a local path resolves to; a hub ID is not looked up."""
+    where = f"--model {args.model} on device {args.device_spec.name}"
+    model = args.resolved_model
+    if model is None:
+        return f"{where}, hub revision {args.revision or 'main'} (not downloaded or loaded in a dry run)"
+    info = _describe_model(model)
+    step = f" step {model.step}" if model.step is not None else ""
+    return f"{where}: {info.family.upper()}{step}, {model.weights_path} (chunk {info.chunk_size}; not loaded in a dry run)"
+
+
 def _dry_run(args, conditions, settings_of) -> None:
-    source = f"--policy {args.policy}" if args.policy else f"server http://{args.host}:{args.port}"
+    if args.model:
+        print(f"policy source: {_model_line(args)}")
+    else:
+        source = f"--policy {args.policy}" if args.policy else f"server http://{args.host}:{args.port}"
+        print(f"policy source: {source} (not loaded or contacted in a dry run)")
     workers = args.worker_count or "auto"
-    print(f"policy source: {source} (not loaded or contacted in a dry run)")
     if args.host:
         print(f"policy timeout: {_policy_timeout(args):g} s per request (pre-flight {PREFLIGHT_TIMEOUT_S:g} s)")
     print(f"output: {Path(args.output).resolve()}")
@@ -346,11 +422,13 @@ def _main(argv: list[str] | None) -> int:
         _dry_run(args, conditions, settings_of)
         return 0
     bound_thread_pools(args.worker_count or 1)
-    spec = _policy_spec(args)
     try:
         assets.installed()
+        spec = _policy_spec(args)
         _make_output(args)
         policy = _open_policy(args, spec)
+        if args.model:
+            _match_renderer(policy)
     except (assets.AssetError, PolicyLoadError, PolicyConnectionError, UsageError) as exc:
         print(f"htb-eval: {exc}", file=sys.stderr)
         return 2

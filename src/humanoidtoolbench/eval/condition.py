@@ -38,7 +38,8 @@ class ConditionOutcome:
 
 def policy_identity(policy_info: dict) -> dict:
     """The parts of the policy info that decide whether an earlier result is the same policy's."""
-    return {k: policy_info.get(k) for k in ("policy", "checkpoint", "adapter_sha256", "transport", "privileged")}
+    keys = ("policy", "checkpoint", "adapter_sha256", "transport", "privileged", "weights_sha256", "config_sha256")
+    return {k: policy_info.get(k) for k in keys}
 
 
 def condition_fingerprint(settings: EvalSettings, policy_info: dict) -> dict:

@@ -14,6 +14,7 @@ import sys
 import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import suites
 from ..control.decoupled_v1 import SCHEMA
@@ -21,7 +22,11 @@ from ..policies.builtin import BUILTIN_POLICIES, builtin_checkpoint
 from ..policies.errors import PolicyCallError, PolicyError, describe_exception
 from ..policies.http_client import DEFAULT_TIMEOUT_S, HttpPolicyClient
 from ..policies.loader import LoadedPolicy, is_file_ref, load_policy
+from ..policies.model import MODEL_KEYS
 from ..policies.reply import Reply, split_reply
+
+if TYPE_CHECKING:
+    from ..policies.model.resolve import ResolvedModel
 
 log = logging.getLogger("humanoidtoolbench.eval")
 
@@ -54,7 +59,7 @@ class InProcessPolicy:
 
     transport = "in-process"
 
-    def __init__(self, policy: LoadedPolicy, checkpoint: str | None) -> None:
+    def __init__(self, policy: LoadedPolicy, checkpoint: str | None, extra: dict | None = None) -> None:
         self.policy = policy
         self.privileged = policy.privileged
         self.info = {
@@ -65,6 +70,7 @@ class InProcessPolicy:
             "diagnostic": policy.diagnostic,
             "privileged": policy.privileged,
             "transport": self.transport,
+            **(extra or {}),  # a model's provenance: its hashes, family and revision
         }
 
     def act(self, request: dict) -> Reply:
@@ -104,6 +110,7 @@ class HttpPolicy:
             "transport": self.transport,
             "url": client.url,
             "action_schema": server_info.get("action_schema", SCHEMA),
+            **{k: server_info[k] for k in MODEL_KEYS if k in server_info},
             "server_info": server_info,
         }
 
@@ -129,9 +136,17 @@ class PolicySpec:
     ports: tuple[int, ...] = ()
     timeout: float = DEFAULT_TIMEOUT_S
     suite: str | None = None  # whose built-in names `ref` may use
+    model: "ResolvedModel | None" = None  # a resolved `--model`: every worker loads the same files
+    device: str = "auto"
 
     def open(self, slot: int = 0):
         """Load the policy, or pre-flight the slot's server; raises PolicyLoadError / PolicyConnectionError."""
+        if self.model is not None:
+            from ..policies.model import load
+            from ..policies.model.device import Device
+
+            loaded, info = load.load(self.model, Device.parse(self.device))
+            return InProcessPolicy(loaded, info["checkpoint"], extra=info)
         if self.host:
             client = HttpPolicyClient(self.host, self.ports[slot % len(self.ports)], read_timeout=self.timeout, on_wait=report_wait)
             return HttpPolicy(client, client.preflight())
@@ -141,7 +156,7 @@ class PolicySpec:
 
     def for_workers(self) -> "PolicySpec":
         """The same policy with a file reference made absolute, for processes with another working directory."""
-        if self.host or self.ref in builtin_policies(self.suite):
+        if self.host or self.model is not None or self.ref in builtin_policies(self.suite):
             return self
         module_part, _, function = self.ref.rpartition(":")
         if not is_file_ref(module_part):

@@ -31,7 +31,7 @@ class LoadedPolicy:
     name: str
     source: str
     file: Path | None
-    adapter_sha256: str
+    adapter_sha256: str | None  # None for a `--model`: its weights and configuration are hashed instead
     diagnostic: bool = False
     privileged: bool = False
 

@@ -119,8 +119,10 @@ class PolicyServer:
         contract: ActionContract = decoupled_v1.DECOUPLED_V1,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
+        extra_info: dict | None = None,
     ):
         self.policy = policy
+        self.extra_info = dict(extra_info or {})  # a model's provenance, reported by /info
         self.schema = schema
         self.contract = contract
         self.max_body_bytes = max_body_bytes
@@ -249,6 +251,7 @@ class PolicyServer:
             "checkpoint": self.checkpoint,
             "adapter_sha256": self.policy.adapter_sha256,
             "privileged": self.policy.privileged,
+            **self.extra_info,
             "server_state": state,
         }
 
