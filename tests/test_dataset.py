@@ -126,6 +126,13 @@ def test_two_expert_episodes_load_with_lerobot_and_match_the_runs(tmp_path, caps
     assert "reusing validated result" in capsys.readouterr().err
     for name in ("episodes.jsonl", "tasks.jsonl", "episodes_stats.jsonl", "info.json"):
         assert (again / "meta" / name).read_bytes() == (out / "meta" / name).read_bytes()
+    # The policy's camera alone: what a policy served through the public request can be trained on.
+    head = tmp_path / "head"
+    assert dataset_cli.main([CONDITION, "--episodes", "2", "--max-steps", "25", "--keep-failed", "--cameras",
+                             "head_stereo_left", "--output", str(head), "--runs", str(runs)]) == 0
+    info = json.loads((head / "meta" / "info.json").read_text())
+    assert [k for k, f in info["features"].items() if f["dtype"] == "video"] == ["observation.images.head_stereo_left"]
+    assert info["total_videos"] == 2 and len(list((head / "videos").rglob("*.mp4"))) == 2
 
 
 @pytest.mark.slow
@@ -146,8 +153,10 @@ def test_the_standard_export_keeps_successful_expert_episodes(tmp_path, capsys):
         (["--seed-start", "9990", "--episodes", "10"], "overlap the evaluation seeds"),  # 2 x 10 seeds reach 10009
         (["--episodes", "0"], "--episodes must be between"),
         (["--max-steps", "3001"], "--max-steps must be between 1 and 3000"),
-        (["--workers", "0"], "--workers must be between"),
+        (["--workers", "0"], "--workers must be a number from 1"),
+        (["--workers", "two"], "--workers must be a number from 1"),
         (["G1Nothing-L0-S"], "G1Nothing"),
+        (["--cameras", "head_stereo_left,belly"], "--cameras: belly; the cameras are head_stereo_left"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, fragment, tmp_path, capsys):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -50,9 +51,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint", help="identifier of the policy's weights, recorded with the runs")
     p.add_argument("--episodes", type=int, default=DEFAULT_EPISODES, help=f"episodes kept per condition (default {DEFAULT_EPISODES})")
     p.add_argument("--seed-start", type=int, default=DEMO_SEED_START, help=f"first seed of every condition (default {DEMO_SEED_START})")
+    p.add_argument(
+        "--cameras",
+        help="comma-separated cameras to export (default: every recorded camera; the policy sees "
+        f"{default.cameras.policy_camera} only)",
+    )
     p.add_argument("--keep-failed", action="store_true", help="keep every recorded episode, not only the successful ones")
     p.add_argument("--max-steps", type=int, help="step budget per episode (default: the suite's protocol)")
-    p.add_argument("--workers", type=int, default=1, help=f"episodes recorded at once, 1 to {MAX_WORKERS} (default 1)")
+    p.add_argument("--workers", default="1", help=f"episodes recorded at once, 1 to {MAX_WORKERS} or 'auto' (one per core; default 1)")
     return p
 
 
@@ -63,8 +69,10 @@ def _check(args, conditions) -> None:
         raise UsageError(f"--episodes must be between 1 and {MAX_EPISODES}, got {args.episodes}")
     if args.max_steps is not None and not 1 <= args.max_steps <= protocol.max_steps:
         raise UsageError(f"--max-steps must be between 1 and {protocol.max_steps}, got {args.max_steps}")
+    text = args.workers.strip().lower()
+    args.workers = (os.cpu_count() or 1) if text == "auto" else int(text) if text.isascii() and text.isdigit() else 0
     if not 1 <= args.workers <= MAX_WORKERS:
-        raise UsageError(f"--workers must be between 1 and {MAX_WORKERS}, got {args.workers}")
+        raise UsageError(f"--workers must be a number from 1 to {MAX_WORKERS} or 'auto', got {text!r}")
     count = seeds_needed(args.episodes, args.keep_failed)
     if not 0 <= args.seed_start <= SEED_LIMIT - count:
         raise UsageError(f"--seed-start must be between 0 and {SEED_LIMIT - count} for {count} seeds, got {args.seed_start}")
@@ -72,6 +80,11 @@ def _check(args, conditions) -> None:
         check_seeds(suite, args.seed_start, count)
     except DemoError as exc:
         raise UsageError(str(exc)) from None
+    if args.cameras is not None:
+        args.cameras = tuple(dict.fromkeys(c.strip() for c in args.cameras.split(",") if c.strip()))
+        unknown = [c for c in args.cameras if c not in suite.cameras.names]
+        if unknown or not args.cameras:
+            raise UsageError(f"--cameras: {unknown[0] if unknown else 'none named'}; the cameras are {', '.join(suite.cameras.names)}")
     output = Path(args.output)
     if output.exists():
         raise UsageError(f"--output {args.output} already exists; a dataset is written into a new directory")
@@ -142,7 +155,7 @@ def _export(args, conditions, policy, backend) -> int:
         picked += record_condition(
             cond, policy, backend, args.runs, progress, args.episodes, args.seed_start, args.max_steps, args.keep_failed, label
         )
-    spec = dataset_spec(EvalSettings(conditions[0]))
+    spec = dataset_spec(EvalSettings(conditions[0]), args.cameras)
     total = len(picked)
 
     def exported(index, episode) -> None:

@@ -88,13 +88,13 @@ def record_condition(
     return picked
 
 
-def dataset_spec(settings: EvalSettings) -> DatasetSpec:
-    """Cameras, rate and vector names of a condition's recorded episodes."""
+def dataset_spec(settings: EvalSettings, cameras: tuple[str, ...] | None = None) -> DatasetSpec:
+    """Rate, vector names and cameras (default: every recorded one) of a condition's recorded episodes."""
     contract = get_contract(settings.suite.contract)
     return DatasetSpec(
         fps=settings.suite.protocol.control_hz,
         robot_type=ROBOT_TYPE,
-        cameras=tuple(settings.cameras),
+        cameras=tuple(cameras or settings.cameras),
         state_names=getattr(contract, "state_names", None),
         action_names=getattr(contract, "action_names", None),
     )
