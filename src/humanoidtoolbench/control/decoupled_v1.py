@@ -87,6 +87,8 @@ class DecoupledV1(ActionContract):
     name = SCHEMA
     action_dim = ACTION_DIM
     state_dim = STATE_DIM
+    action_names = ACTION_SLOTS
+    state_names = STATE_SLOTS
 
     def decode(self, row: np.ndarray) -> Command:
         return decode(row)
