@@ -406,3 +406,19 @@ def test_a_cuda_device_torch_cannot_see_is_one_line():
         pytest.skip("this machine has CUDA")
     with pytest.raises(ModelError, match="--device cuda:0: torch sees 0 CUDA device"):
         Device.parse("cuda:0").torch()
+
+
+def test_model_libraries_load_after_the_renderer_has_drawn():
+    """Mesa's EGL and Triton each bring an LLVM: a model loaded after a render must not crash the process."""
+    script = (
+        "import humanoidtoolbench, mujoco\n"
+        "m = mujoco.MjModel.from_xml_string(\"<mujoco><worldbody><light pos='0 0 2'/><geom size='.1'/></worldbody></mujoco>\")\n"
+        "d = mujoco.MjData(m); r = mujoco.Renderer(m, 32, 32); mujoco.mj_forward(m, d); r.update_scene(d)\n"
+        "assert r.render().any(); r.close()\n"
+        "from humanoidtoolbench.policies.model import require\n"
+        "tv = require('torchvision')\n"
+        "print(tv.models.resnet18(weights=None).eval()(require('torch').zeros(1, 3, 32, 32)).shape)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-500:]
+    assert "torch.Size([1, 1000])" in done.stdout

@@ -10,12 +10,28 @@ policy wrapper (`policy`) import torch when a model is loaded.
 from __future__ import annotations
 
 import importlib
+import sys
 
 from ..errors import PolicyLoadError
 
 EXTRA_HINT = 'pip install "humanoidtoolbench[model]"'
 # What a model policy adds to its info, in process or reported by `htb-serve --model`'s /info.
 MODEL_KEYS = ("model", "weights_sha256", "config_sha256", "chunk_size")
+
+
+def keep_triton_out() -> None:
+    """Make `import triton` fail in this process unless it already happened.
+
+    Mesa's software renderer and Triton each carry their own LLVM, and
+    importing Triton into a process that has rendered through Mesa's EGL
+    crashes it (torchvision, transformers and LeRobot import it when it is
+    installed). Inference here never compiles kernels, so torch runs without
+    it; a policy that wants Triton imports it before the first render.
+    """
+    sys.modules.setdefault("triton", None)
+
+
+keep_triton_out()
 
 
 class ModelError(PolicyLoadError):
