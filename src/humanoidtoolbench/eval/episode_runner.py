@@ -20,7 +20,7 @@ from ..control.contract import ActionError, get as get_contract
 from ..policies.errors import PolicyError
 from ..policies.reply import EPISODE_SEED_KEY, REQUEST_INDEX_KEY
 from ..record.files import write_json_atomic
-from ..record.probe import file_sha256
+from ..digest import file_sha256
 from ..sim.render import CameraRenderer, backend_info
 from ..suites.base import FELL, SUCCESS, TIMEOUT
 from .policy_source import failed_call

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .. import suites
-from ..record.probe import VideoError, VideoFacts, file_sha256, probe_video
+from ..digest import file_sha256
+from ..record.probe import VideoError, VideoFacts, probe_video
 from ..suites.base import SUCCESS, TIMEOUT
 from .records import EpisodeSummary, RecordError, convert
 

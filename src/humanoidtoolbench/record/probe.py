@@ -19,6 +19,8 @@ import av
 import numpy as np
 from av.video.reformatter import VideoReformatter
 
+from ..digest import file_sha256
+
 
 class VideoError(ValueError):
     """A video that cannot be opened or decoded; the message is one line naming the file."""
@@ -43,14 +45,6 @@ class VideoFacts:
     def from_json(cls, obj: dict) -> "VideoFacts":
         """Inverse of `to_json`, ignoring other keys; KeyError names a missing field."""
         return cls(**{f.name: obj[f.name] for f in fields(cls)})
-
-
-def file_sha256(path: str | os.PathLike) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def probe_video(path: str | os.PathLike) -> VideoFacts:

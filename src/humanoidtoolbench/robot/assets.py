@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from ..digest import file_sha256
 from . import derive
 from .variants import DEFAULT_VARIANT, VARIANTS
 
@@ -44,14 +45,6 @@ class AssetError(Exception):
 
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def sha256_json(obj) -> str:
@@ -178,7 +171,7 @@ def install(mirror: str | os.PathLike | None = None, log=lambda msg: None) -> In
             files[f"source/{entry['path']}"] = entry["sha256"]
         log("deriving edited model and decimated visual meshes")
         for rel in derive.build(tmp / "source", tmp / "derived"):
-            files[f"derived/{rel}"] = sha256_file(tmp / "derived" / rel)
+            files[f"derived/{rel}"] = file_sha256(tmp / "derived" / rel)
         record = {
             "name": manifest()["name"],
             "upstream": manifest()["upstream"],
@@ -220,7 +213,7 @@ def check(root: Path | None = None) -> list[str]:
         if not path.is_file():
             problems.append(f"missing file {rel}")
             continue
-        actual = sha256_file(path)
+        actual = file_sha256(path)
         if actual != digest:
             problems.append(f"hash mismatch for {rel}: expected {digest}, got {actual}")
     return problems

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...digest import file_sha256
 from . import ModelError
 from .families import LEROBOT_CONFIG, NATIVE_CONFIG
 
@@ -59,14 +60,6 @@ class ResolvedModel:
     def checkpoint(self, weights_sha256: str) -> str:
         """The checkpoint identifier: the hub commit, else the weights' hash (a path is no identity)."""
         return f"{self.repo_id}@{self.commit}" if self.repo_id else f"sha256:{weights_sha256}"
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def config_sha256(model: ResolvedModel) -> str:
