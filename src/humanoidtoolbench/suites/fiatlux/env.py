@@ -1,11 +1,12 @@
-"""Gymnasium environments for the twelve Fiatlux subtasks, on the shared `FiatluxEpisode`.
+"""Gymnasium environments for the twelve Fiatlux subtasks and the errand, on the shared `FiatluxEpisode`.
 
 `gymnasium.make("FIATLUX-S03-RemoveOldBulb-v0")` (after `import
 humanoidtoolbench`) gives the policy's observation (head image, lidar, state
 vector, instruction) and takes one `joint_position_v1` row per step. The
 episode terminates on success or on a termination (fall, tipped ladder,
 dropped or crushed bulb, bulb pulled from its seat) and truncates at the
-120 s horizon; `info["outcome"]` says which.
+condition's horizon (120 s; the errand 1440 s); `info["outcome"]` says which
+and `info["stage"]` which subtask's gate the next step is judged by.
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ class FiatluxEnv(gym.Env):
         result = self.episode.step(row)
         terminated = result.outcome is not None
         truncated = not terminated and self.episode.steps >= self.task.max_steps
-        info = {"outcome": result.outcome, "conjuncts": dict(self.episode.conjuncts), "step": self.episode.steps}
+        info = {"outcome": result.outcome, "conjuncts": dict(self.episode.conjuncts), "step": self.episode.steps,
+                "stage": self.episode.stages[self.episode.stage].key}
         return self._observation(), float(result.success), terminated, truncated, info
 
     def _observation(self) -> dict:

@@ -1,12 +1,14 @@
-"""One Fiatlux subtask episode: the seeded scene, the start state, and the 50 Hz step with its gate.
+"""One Fiatlux episode: the seeded scene, the start state, and the 50 Hz step with its gate.
 
 The layout depends on the seed alone (as the original draws it once per
 scene), so a seed is the same room in every subtask; the start jitter and
 the observation noise come from a generator of (subtask, seed). Each step
-measures one `Snapshot`, evaluates the gate's conjuncts on it and checks the
-terminations: a fall, a tipped ladder, a dropped or crushed bulb, a bulb
-pulled from its seat. The bag row of the step is built from the same
-measurements.
+measures one `Snapshot`, evaluates the current stage's conjuncts on it and
+checks that stage's terminations: a fall, a tipped ladder, a dropped or
+crushed bulb, a bulb pulled from its seat. A subtask is one stage; the
+errand moves to the next stage when a gate has held for its window and
+succeeds when the last one has. The bag row of the step is built from the
+same measurements.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from .layout import ROOM_CENTRE, ROOM_SIZE, Layout, generator, sample_layout
 from .observation import HAND_BODIES, Observer, add_sensors
 from .robot import apply_servos
 from .seat import MagneticSeat
-from .subtasks import CRUSHED, DROPPED, TIPPED, UNSEATED, FiatluxTask
+from .subtasks import CRUSHED, DROPPED, TIPPED, UNSEATED, FiatluxTask, stage_flag
 
 BULBS = ("old_bulb", "fresh_bulb")
 PELVIS_STANCE = gates.TREAD_STANCE  # pelvis above the surface at q0, m
@@ -101,7 +103,8 @@ class FiatluxEpisode(Episode):
         pelvis = self._body["pelvis"]
         self._robot_bodies = {b for b in range(m.nbody) if m.body_rootid[b] == m.body_rootid[pelvis]}
         self._robot_root = int(m.jnt_qposadr[m.joint("floating_base_joint").id])
-        self.hold = HoldCounter(task.hold_steps)
+        self.stages = task.stages
+        self._start_stage(0)
         self.steps = 0
 
     # -- scene ---------------------------------------------------------------------
@@ -208,11 +211,11 @@ class FiatluxEpisode(Episode):
                 self._clear(bulb, self.free_adr[bulb][0], most=0.1)
         mujoco.mj_forward(m, d)
         self.seat.reset(occupant)
-        self.hold = HoldCounter(self.condition.hold_steps)
+        self._start_stage(0)
         self.observer.last_action = np.zeros(len(JOINT_NAMES))
         self.steps, self._state_step = 0, -1
         self.last = self.snapshot()
-        self.conjuncts = gates.evaluate(self.condition.gate, self.last)
+        self.stage_conjuncts = gates.evaluate(self.stages[0].gate, self.last)
 
     def _clear(self, who: str, qpos_adr: int, margin: float = 0.001, tries: int = 5, most: float = 0.03) -> None:
         """Raise a free body (at most `most`) until none of its geoms penetrates anything: a start state
@@ -357,25 +360,54 @@ class FiatluxEpisode(Episode):
     def lidar(self) -> np.ndarray:
         return self.observer.lidar(self.data)
 
+    # -- stages --------------------------------------------------------------------
+    def _start_stage(self, index: int) -> None:
+        if index == 0:
+            self.passed = [False] * len(self.stages)
+        self.stage = index
+        self.hold = HoldCounter(self.stages[index].hold_steps)
+
+    @property
+    def conjuncts(self) -> dict[str, bool]:
+        """The condition's gate columns: a subtask's conjuncts, or the errand's passed stages."""
+        if len(self.stages) == 1:
+            return self.stage_conjuncts
+        return {stage_flag(t): p for t, p in zip(self.stages, self.passed)}
+
+    def _judge(self, s: Snapshot) -> tuple[bool, bool, str | None]:
+        """(gate holds now, the last stage has passed, early ending) for this step, moving to the
+        next stage when the current one's gate has held for its window."""
+        stage = self.stages[self.stage]
+        self.stage_conjuncts = gates.evaluate(stage.gate, s)
+        now = all(self.stage_conjuncts.values())
+        if not self.hold.update(now):
+            return now, False, termination(stage, s)
+        self.passed[self.stage] = True
+        if self.stage + 1 == len(self.stages):
+            return now, True, SUCCESS
+        self._start_stage(self.stage + 1)
+        return now, False, None
+
     def step(self, row: np.ndarray) -> StepResult:
         self.observer.last_action = np.asarray(row, dtype=np.float64)
         self.sim.step(JOINT_POSITION_V1.decode(row))
         self.seat.update(self.data)
         self.steps += 1
         s = self.last = self.snapshot()
-        self.conjuncts = gates.evaluate(self.condition.gate, s)
-        now = all(self.conjuncts.values())
-        success = self.hold.update(now)
-        outcome = SUCCESS if success else termination(self.condition, s)
+        stage = self.stage
+        now, success, outcome = self._judge(s)
         metrics = {
             "pelvis_z": float(s.pelvis[2]),
             "pelvis_tilt": s.pelvis_tilt,
             "ladder_tilt": s.ladder_tilt,
             "grip_force": float(max(b.grip_force for b in s.bulbs.values())),
-            "conjuncts_true": sum(self.conjuncts.values()),
+            "conjuncts_true": sum(self.stage_conjuncts.values()),
             **{f"gate_{k}": v for k, v in self.conjuncts.items()},
         }
-        return StepResult(metrics, now, success, outcome)
+        if len(self.stages) > 1:  # which stage (1 = S01) this step judged, and its conjuncts
+            metrics["stage"] = stage + 1
+            metrics |= {f"stage_{k}": v for k, v in self.stage_conjuncts.items()}
+        return StepResult(metrics, now and self.stage == len(self.stages) - 1, success, outcome)
 
     def privileged(self) -> dict:
         """The original's privileged observation: six poses, four distances, two seat flags."""
