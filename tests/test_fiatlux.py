@@ -11,13 +11,13 @@ import pytest
 from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.control.joint_position import JOINT_POSITION_V1, Q0_VECTOR
 from humanoidtoolbench.eval.records import BenchmarkResult, EpisodeSummary, read
-from humanoidtoolbench.suites.base import FELL, HoldCounter
+from humanoidtoolbench.suites.base import FELL, SUCCESS, HoldCounter
 from humanoidtoolbench.suites.fiatlux import gates, props, seat
 from humanoidtoolbench.suites.fiatlux.bag import read_bag
 from humanoidtoolbench.suites.fiatlux.episode import FiatluxEpisode, termination
 from humanoidtoolbench.suites.fiatlux.gates import BulbState, Snapshot
 from humanoidtoolbench.suites.fiatlux.scoring import score_run
-from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY, CRUSHED, DROPPED, TASKS, TIPPED
+from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY, CRUSHED, DROPPED, ERRAND, TASKS, TIPPED
 
 
 def bulb(**over) -> BulbState:
@@ -255,4 +255,106 @@ def test_gymnasium_environment_passes_the_checker_and_reports_its_outcome():
         if terminated:
             break
     assert info["outcome"] == FELL and info["step"] == step
+    env.close()
+
+
+# -- the whole errand -----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def errand_episode():
+    ep = FiatluxEpisode(ERRAND, 0)
+    ep.reset()
+    return ep
+
+
+def test_errand_chains_the_twelve_gates_in_order_under_each_hold_window(errand_episode, monkeypatch):
+    """Every conjunct reads a set the test controls; the advancing logic and the terminations are the episode's own."""
+    ep = errand_episode
+    ep._start_stage(0)
+    truth: set[str] = set()
+    monkeypatch.setattr(gates, "evaluate", lambda names, s: {n: n in truth for n in names})
+    calm = snap(fresh=bulb(seated=True))  # standing, nothing dropped, crushed, tipped or unseated: no termination
+
+    assert ERRAND.gate == tuple(f"{t.key}_passed" for t in TASKS) and ERRAND.max_steps == 72_000
+    for k, task in enumerate(TASKS):
+        assert ep.stage == k and ep.passed == [True] * k + [False] * (12 - k)
+        truth.clear()
+        truth.update(task.gate[:-1])  # all but one conjunct: no progress, however long
+        assert all(ep._judge(calm) == (False, False, None) for _ in range(60)) and ep.stage == k
+        truth.add(task.gate[-1])
+        window = max(task.hold_steps, 1)
+        for _ in range(window - 1):
+            assert ep._judge(calm) == (True, False, None) and ep.stage == k
+        if window > 1:  # one broken step starts the window again
+            truth.discard(task.gate[0])
+            ep._judge(calm)
+            truth.add(task.gate[0])
+            for _ in range(window - 1):
+                ep._judge(calm)
+            assert ep.stage == k
+        last = k == len(TASKS) - 1
+        assert ep._judge(calm) == (True, last, SUCCESS if last else None)
+    assert ep.passed == [True] * 12 and all(ep.conjuncts.values())
+
+
+def test_errand_gates_hold_on_real_conjuncts_and_each_stage_keeps_its_terminations(errand_episode):
+    ep = errand_episode
+    ep._start_stage(0)
+    # S01 from a hand-made state: the placed ladder's tread stance within 0.67 m of the seat, grounded, at rest.
+    ready = snap(tread_stance=np.array([3.0, 0.1, 1.967]), seat=np.array([3.0, 0.7, 2.236]), ladder_root=np.array([3.0, 0.0, 0.0]))
+    for _ in range(49):
+        ep._judge(ready)
+    assert ep.stage == 0 and ep.stage_conjuncts == dict.fromkeys(BY_KEY["S01"].gate, True)
+    ep._judge(ready)
+    assert ep.stage == 1 and ep.passed[0]
+    # S02 has the tipped-ladder termination but no drop rule; S03 drops the old bulb below 0.15 m.
+    low = snap(old=bulb(centre=np.array([0, 0, 0.1])))
+    assert ep._judge(low)[2] is None
+    ep._judge(snap(pelvis=np.array([3.0, 0.1, 1.95])))  # on the tread: S02 has no window
+    assert ep.stage == 2 and ep._judge(low)[2] == DROPPED
+    assert ep._judge(snap(pelvis=np.array([0, 0, 0.3])))[2] == FELL
+
+
+def test_errand_zero_action_falls_in_its_first_stage_through_htb_eval_with_bag_and_score(tmp_path):
+    out = tmp_path / "out"
+    args = ["FIATLUX-Replace-v0", "--policy", "zero", "--checkpoint", "z", "--episodes", "1", "--max-steps", "300", "--no-video"]
+    assert eval_cli.main([*args, "--output", str(out)]) == 0
+    [result] = out.glob("FIATLUX-Replace-v0/run-*/benchmark_result.json")
+    summary = read(result.parent / "summaries" / "episode_0.json", EpisodeSummary)
+    assert summary.outcome == FELL and summary.step < 150 and summary.final_metrics["stage"] == 1
+    meta, columns = read_bag(result.parent / "bags" / "episode_0.h5")
+    assert meta["gate_conjuncts"] == list(ERRAND.gate) and meta["drop_min_height_by_bulb"] == {"fresh_bulb": 0.4}
+    assert len(columns["actions"]) == summary.step and columns["terminated"][-1]
+    score = score_run(out)
+    assert score.subtasks == () and score.weighted_score is None
+    assert score.errand.task_id == "FIATLUX-Replace-v0" and score.errand.gate_progress == 0.0
+    assert score.errand.mean_episode_length == summary.step
+
+
+def test_errand_same_seed_same_trajectory():
+    def run(seed):
+        ep = FiatluxEpisode(ERRAND, seed)
+        ep.reset()
+        rng = np.random.default_rng(2)
+        for _ in range(20):
+            ep.step(rng.uniform(-1, 1, 43))
+        return ep.data.qpos.copy(), ep.state().copy()
+
+    (qa, sa), (qb, sb), (qc, _) = run(1), run(1), run(2)
+    assert np.array_equal(qa, qb) and np.array_equal(sa, sb) and not np.array_equal(qa[:3], qc[:3])
+
+
+def test_errand_is_named_only_and_made_by_gymnasium():
+    import gymnasium
+
+    from humanoidtoolbench.suites.fiatlux import SUITE
+
+    assert ERRAND not in SUITE.conditions and SUITE.parse("errand") is ERRAND and SUITE.budget(ERRAND) == 72_000
+    assert eval_cli._conditions("fiatlux:all") == list(TASKS)
+    env = gymnasium.make("FIATLUX-Replace-v0")
+    assert env.spec.max_episode_steps == 72_000
+    env.reset(seed=0)
+    _, _, terminated, truncated, info = env.step(np.zeros(43, np.float32))
+    assert info["stage"] == "S01" and set(info["conjuncts"]) == set(ERRAND.gate) and not (terminated or truncated)
     env.close()
