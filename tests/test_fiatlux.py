@@ -16,6 +16,7 @@ from humanoidtoolbench.suites.fiatlux import gates, props, seat
 from humanoidtoolbench.suites.fiatlux.bag import read_bag
 from humanoidtoolbench.suites.fiatlux.episode import FiatluxEpisode, termination
 from humanoidtoolbench.suites.fiatlux.gates import BulbState, Snapshot
+from humanoidtoolbench.suites.fiatlux.randomisation import Lighting, PropScale
 from humanoidtoolbench.suites.fiatlux.scoring import score_run
 from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY, CRUSHED, DROPPED, ERRAND, TASKS, TIPPED
 
@@ -358,3 +359,64 @@ def test_errand_is_named_only_and_made_by_gymnasium():
     _, _, terminated, truncated, info = env.step(np.zeros(43, np.float32))
     assert info["stage"] == "S01" and set(info["conjuncts"]) == set(ERRAND.gate) and not (terminated or truncated)
     env.close()
+
+
+# -- randomisation ----------------------------------------------------------------------------------
+
+
+def scene_draws(ep: FiatluxEpisode) -> dict:
+    """What the compiled scene says about lights and prop sizes."""
+    m = ep.model
+    return {
+        "key": m.light_diffuse[m.light("key").id].copy(),
+        "key_dir": m.light_dir[m.light("key").id].copy(),
+        "fill": m.light_diffuse[m.light("fill_0").id].copy(),
+        "ambient": np.array(m.vis.headlight.ambient),
+        "tread": m.geom_pos[m.geom("ladder/tread").id].copy(),
+        "seat": m.site_pos[m.site("fixture/seat").id].copy(),
+        "plug": m.site_pos[m.site("fresh_bulb/plug").id].copy(),
+    }
+
+
+def test_the_switch_turns_every_randomisation_off():
+    eps = [FiatluxEpisode(BY_KEY["S07"], seed, randomize=False, prop_scale=True) for seed in (0, 1)]
+    assert all(ep.lighting == Lighting() and ep.scale == PropScale() for ep in eps)
+    a, b = (scene_draws(ep) for ep in eps)
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert a["tread"][2] == pytest.approx(props.TREAD_TOP - props.PLANK / 2) and a["seat"][2] == props.PLUG_OFFSET
+    hand = eps[0].model.geom_friction[eps[0].model.body("right_hand_index_1_link").geomadr[0]][0]
+    assert hand == FiatluxEpisode(BY_KEY["S07"], 5, randomize=False).model.geom_friction[
+        eps[0].model.body("right_hand_index_1_link").geomadr[0]][0]
+
+
+def test_lights_and_prop_scale_differ_per_seed_within_the_original_ranges():
+    draws = []
+    for seed in range(4):
+        ep = FiatluxEpisode(BY_KEY["S07"], seed, prop_scale=True)
+        got, light, scale = scene_draws(ep), ep.lighting, ep.scale
+        assert 600 / 1000 <= light.dome <= 1400 / 1000 and 800 / 1500 <= light.key <= 2200 / 1500
+        # The compiled lights carry the draws: key / fill = (0.55 key) / (0.3 dome), whatever the tint.
+        assert np.allclose(got["key"] / got["fill"], 0.55 * light.key / (0.6 * 0.5 * light.dome))
+        tilt = math.degrees(math.acos(-got["key_dir"][2] / np.linalg.norm(got["key_dir"])))
+        heading = math.degrees(math.atan2(got["key_dir"][1], got["key_dir"][0]) - math.atan2(0.4, -0.3))
+        assert 25 - 1e-9 <= tilt <= 55 + 1e-9 and abs(heading) <= 30 + 1e-9
+        sx, sy, sz = scale.ladder
+        assert 0.95 <= sx == sy <= 1.05 and 0.95 <= sz <= 1.10 and 0.9 <= scale.socket <= 1.1 and 0.9 <= scale.fresh_bulb <= 1.1
+        assert got["tread"][2] == pytest.approx((props.TREAD_TOP - props.PLANK / 2) * sz)
+        assert got["seat"][2] == pytest.approx(props.PLUG_OFFSET * scale.socket)
+        assert got["plug"][2] == pytest.approx(props.PLUG_OFFSET * scale.fresh_bulb)
+        draws.append((light.dome, light.key, scale.ladder, scale.socket, scale.fresh_bulb))
+    assert all(len({d[k] for d in draws}) == 4 for k in range(5))  # every draw differs between seeds
+    assert FiatluxEpisode(BY_KEY["S07"], 0).scale == PropScale()  # prop scale only when asked for
+
+
+def test_scaled_props_reset_without_penetration_with_seated_bulbs_on_the_seat():
+    for seed in (0, 2):
+        for task in (*TASKS, ERRAND):
+            ep = FiatluxEpisode(task, seed, prop_scale=True)
+            ep.reset()
+            d = ep.data
+            assert min([d.contact[i].dist for i in range(d.ncon)] + [0.0]) > -0.005, (task.key, seed)
+            for name, b in ep.last.bulbs.items():
+                if b.seated:
+                    assert b.plug_to_seat < 1e-9, (task.key, seed, name)

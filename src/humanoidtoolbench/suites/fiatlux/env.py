@@ -26,10 +26,12 @@ from .suite import CAMERA, SUITE
 class FiatluxEnv(gym.Env):
     metadata = {"render_modes": ["rgb_array"], "render_fps": 50}
 
-    def __init__(self, subtask: str, render_mode: str | None = None, randomize: bool = True):
+    def __init__(self, subtask: str, render_mode: str | None = None, randomize: bool = True, prop_scale: bool = False):
+        """`randomize=False` gives the nominal scene every reset; `prop_scale` scales the ladder, socket
+        and fresh bulb (see `randomisation.py`)."""
         self.task = SUITE.parse(subtask)
         self.render_mode = render_mode
-        self.randomize = randomize
+        self.randomize, self.prop_scale = randomize, prop_scale
         self.action_space = JOINT_POSITION_V1.action_space()
         self.observation_space = spaces.Dict(
             {
@@ -49,7 +51,7 @@ class FiatluxEnv(gym.Env):
         if seed is None:
             seed = int(self.np_random.integers(2**31))
         self.close()
-        self.episode = FiatluxEpisode(self.task, seed, randomize=self.randomize)
+        self.episode = FiatluxEpisode(self.task, seed, randomize=self.randomize, prop_scale=self.prop_scale)
         self.episode.reset()
         self._camera = CameraRenderer(self.episode.model, (CAMERA,), IMAGE_SIZE, IMAGE_SIZE)
         return self._observation(), {"seed": seed}

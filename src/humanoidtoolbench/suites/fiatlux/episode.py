@@ -29,6 +29,7 @@ from . import gates, props
 from .gates import BulbState, Snapshot
 from .layout import ROOM_CENTRE, ROOM_SIZE, Layout, generator, sample_layout
 from .observation import HAND_BODIES, Observer, add_sensors
+from .randomisation import HAND_FRICTION, Lighting, PropScale, draw_lighting, draw_prop_scale
 from .robot import apply_servos
 from .seat import MagneticSeat
 from .subtasks import CRUSHED, DROPPED, TIPPED, UNSEATED, FiatluxTask, stage_flag
@@ -38,6 +39,7 @@ PELVIS_STANCE = gates.TREAD_STANCE  # pelvis above the surface at q0, m
 FLOOR_CLEARANCE = 0.005  # m: the feet start this far above their support
 JITTER_XY, JITTER_YAW, JITTER_JOINT = 0.05, 0.1, 0.05
 STEPS_OFF = 0.85  # m out from the steps
+TREAD_BACK_OFF = 0.06  # m: the most an on-tread start steps back (the feet stay on the 0.40 m tread)
 # m from the fresh bulb, along the bench's outward side: the original's 0.5045 - 0.05 m puts the
 # G1's hanging Dex3 fingers into the bench edge (its top is at the G1's chest), so 0.1 m more.
 BENCH_REACH = 0.5045 - 0.05 + 0.1
@@ -78,19 +80,26 @@ def termination(task: FiatluxTask, s: Snapshot) -> str | None:
 
 class FiatluxEpisode(Episode):
     def __init__(self, task: FiatluxTask, seed: int, controller: Controller | None = None,
-                 detail: str = "fast", randomize: bool = True) -> None:
+                 detail: str = "fast", randomize: bool = True, prop_scale: bool = False) -> None:
+        """`randomize=False` turns every randomisation off (lights, tint, jitter, hand friction, prop
+        scale); `prop_scale` scales the ladder, socket and fresh bulb per layout seed."""
         self.condition = task
         self.seed = int(seed)
         self.randomize = randomize
         self.layout: Layout = sample_layout("layout", self.seed)
         self.rng = generator(task.key, self.seed)
+        self.lighting = draw_lighting(generator(f"{task.key}/lights", self.seed)) if randomize else Lighting()
+        self.scale = draw_prop_scale(generator("prop-scale", self.seed)) if randomize and prop_scale else PropScale()
+        sx, sy, sz = self.scale.ladder
+        self.tread_centre, self.tread_top = (props.TREAD_CENTRE[0] * sx, props.TREAD_CENTRE[1] * sy), props.TREAD_TOP * sz
+        self.plug = {b: props.PLUG_OFFSET * self.scale.bulb(b) for b in BULBS}
         self.controller = controller or ServoController()
         self._place_props()
         spec = self._build(detail)
         self.sim = Simulation(spec, self.controller)
         m = self.sim.model
         apply_servos(m)
-        self.seat = MagneticSeat(m, BULBS)
+        self.seat = MagneticSeat(m, BULBS, seat_offset=props.PLUG_OFFSET * self.scale.socket, plug_offsets=self.plug)
         self.sim.physics_step_hooks.append(self.seat.apply_forces)
         self.observer = Observer(m, generator(f"{task.key}/noise", self.seed))
         self._body = {n: m.body(n).id for n in ("pelvis", "ladder", "crate", "fixture", *BULBS)}
@@ -99,7 +108,7 @@ class FiatluxEpisode(Episode):
         self._bulb_geoms = {n: m.geom(f"{n}/glass").id for n in BULBS}
         self._hand_ids = {side: [m.body(b).id for b in links] for side, links in HAND_LINKS.items()}
         self._hand_of = {b: (side, k) for side, ids in self._hand_ids.items() for k, b in enumerate(ids)}
-        self._outline = np.array(props.bulb_vertices()).reshape(-1, 3)
+        self._outline = {b: np.array(props.bulb_vertices(self.scale.bulb(b))).reshape(-1, 3) for b in BULBS}
         pelvis = self._body["pelvis"]
         self._robot_bodies = {b for b in range(m.nbody) if m.body_rootid[b] == m.body_rootid[pelvis]}
         self._robot_root = int(m.jnt_qposadr[m.joint("floating_base_joint").id])
@@ -116,7 +125,7 @@ class FiatluxEpisode(Episode):
             self.ladder_pos = np.array(lay.zones["ladder"])
         else:  # the tread centre on the anchor, the ladder's +y (the climber's facing) towards the fixture
             self.ladder_yaw = fx.facing + math.pi / 2
-            self.ladder_pos = np.asarray(fx.anchor) - _rot(self.ladder_yaw, props.TREAD_CENTRE)
+            self.ladder_pos = np.asarray(fx.anchor) - _rot(self.ladder_yaw, self.tread_centre)
         self.bench_pos, self.bench_yaw = np.array(lay.zones["workbench"]), lay.bench_yaw
         self.crate_pos, self.crate_yaw = np.array(lay.zones["crate"]), lay.crate_yaw
         # The socket's +z points out of the opening: down from a ceiling, into the room from a wall.
@@ -130,19 +139,19 @@ class FiatluxEpisode(Episode):
         self.bench_bulb = np.array([*bench_bulb, props.BENCH_TOP])
 
     def _build(self, detail: str) -> mujoco.MjSpec:
-        style = scene.RoomStyle(tint=tuple(self._tint())) if self.randomize else scene.RoomStyle()
+        style = self.lighting.style(tuple(self._tint())) if self.randomize else scene.RoomStyle()
         spec = scene.new_spec(style, scene.Room(ROOM_SIZE, ROOM_CENTRE, ceiling=True))
         props.add_workbench(spec, [*self.bench_pos, 0.0], self.bench_yaw)
         props.add_crate(spec, [*self.crate_pos, 0.0], self.crate_yaw)
         fx = self.layout.fixture
-        props.add_fixture(spec, fx.pos, self.fixture_quat, fx.mount, ROOM_SIZE[2])
-        props.add_ladder(spec, "ladder", [*self.ladder_pos, 0.0], self.ladder_yaw)
+        props.add_fixture(spec, fx.pos, self.fixture_quat, fx.mount, ROOM_SIZE[2], self.scale.socket)
+        props.add_ladder(spec, "ladder", [*self.ladder_pos, 0.0], self.ladder_yaw, self.scale.ladder)
         for bulb in BULBS:
-            props.add_bulb(spec, bulb, [0.0, 0.0, 3.0 + BULBS.index(bulb)], [1, 0, 0, 0])
+            props.add_bulb(spec, bulb, [0.0, 0.0, 3.0 + BULBS.index(bulb)], [1, 0, 0, 0], self.scale.bulb(bulb))
         scene.add_robot(spec, self.controller, detail)
         add_sensors(spec.body("torso_link"))
         if self.randomize:  # hand friction, per layout
-            mu = generator("hand-friction", self.seed).uniform(0.8, 1.2)
+            mu = generator("hand-friction", self.seed).uniform(*HAND_FRICTION)
             for geom in spec.geoms:
                 if geom.parent.name in {b for links in HAND_LINKS.values() for b in links} and geom.contype:
                     geom.friction = [mu, *list(geom.friction)[1:]]
@@ -160,7 +169,7 @@ class FiatluxEpisode(Episode):
         rule, lay = self.condition.start.robot, self.layout
         ladder_face = self.ladder_yaw + math.pi / 2  # facing the ladder's +y, as a climber does
         floor = PELVIS_STANCE + FLOOR_CLEARANCE
-        tread = np.array([*(self.ladder_pos + _rot(self.ladder_yaw, props.TREAD_CENTRE)), props.TREAD_TOP + floor])
+        tread = np.array([*(self.ladder_pos + _rot(self.ladder_yaw, self.tread_centre)), self.tread_top + floor])
         fresh = self.bench_bulb[:2]
         bench_out = self.bench_pos + _rot(self.bench_yaw, (props.FRESH_BULB_ON_BENCH[0], props.FRESH_BULB_ON_BENCH[1] + BENCH_REACH))
         bench_carry = self.bench_pos + _rot(self.bench_yaw, (props.FRESH_BULB_ON_BENCH[0], props.BENCH_HALF[1] + CARRY_STANDOFF))
@@ -202,8 +211,9 @@ class FiatluxEpisode(Episode):
         self.controller.reset(d, BasePose(*xyz, yaw), pose)
         mujoco.mj_forward(m, d)
         self._clear("robot", self._robot_root)
-        if self.condition.start.robot != "on_tread":
-            self._back_off(yaw)
+        # On the tread there is little room to step back: enough for a scaled ladder that lifts the
+        # carrying hand into the fixture.
+        self._back_off(yaw, most=TREAD_BACK_OFF if self.condition.start.robot == "on_tread" else 0.3)
         occupant = next((b for b in BULBS if getattr(start, b) == "seated"), None)
         for bulb in BULBS:
             self._place_bulb(bulb, getattr(start, bulb))
@@ -246,17 +256,21 @@ class FiatluxEpisode(Episode):
     def _place_bulb(self, bulb: str, where: str) -> None:
         d = self.data
         qa, va = self.free_adr[bulb]
-        if where == "seated":
-            pos, quat = self.layout.fixture.pos, self.fixture_quat
+        size = self.scale.bulb(bulb)
+        if where == "seated":  # the plug on the seat, along the socket's axis
+            axis = np.zeros(3)
+            mujoco.mju_rotVecQuat(axis, np.array([0.0, 0.0, 1.0]), self.fixture_quat)
+            pos = np.asarray(self.layout.fixture.pos) + axis * (self.seat.seat_offset - self.plug[bulb])
+            quat = self.fixture_quat
         elif where == "bench":
-            pos, quat = self.bench_bulb - [0, 0, props.PLUG_OFFSET - 0.0005], np.array([1.0, 0, 0, 0])
+            pos, quat = self.bench_bulb - [0, 0, self.plug[bulb] - 0.0005], np.array([1.0, 0, 0, 0])
         elif where == "crate":
             # Lying on the crate floor, its axis along the crate's length.
             q = np.zeros(4)
             mujoco.mju_euler2Quat(q, [0.0, math.pi / 2, self.crate_yaw], "XYZ")
             axis = np.array([math.cos(self.crate_yaw), math.sin(self.crate_yaw), 0.0])
-            centre = np.array([*self.crate_pos, props.CRATE_FLOOR + 0.0396 + 0.001])
-            pos, quat = centre - axis * props.BULB_CENTRE, q
+            centre = np.array([*self.crate_pos, props.CRATE_FLOOR + 0.0396 * size + 0.001])
+            pos, quat = centre - axis * props.BULB_CENTRE * size, q
         else:  # resting on the right palm, lying across it
             palm = self._hand_ids["right"][0]
             R = d.xmat[palm].reshape(3, 3)
@@ -264,7 +278,7 @@ class FiatluxEpisode(Episode):
             centre = d.xpos[palm] + R @ np.array([along, 0.0, 0.0]) - R[:, 1] * off
             quat = np.zeros(4)
             mujoco.mju_quatZ2Vec(quat, R[:, 2])
-            pos = centre - R[:, 2] * props.BULB_CENTRE
+            pos = centre - R[:, 2] * props.BULB_CENTRE * size
         d.qpos[qa : qa + 3] = pos
         d.qpos[qa + 3 : qa + 7] = quat
         d.qvel[va : va + 6] = 0.0
@@ -300,7 +314,7 @@ class FiatluxEpisode(Episode):
         b = self._body[bulb]
         qa, va = self.free_adr[bulb]
         R = d.xmat[b].reshape(3, 3)
-        world = d.xpos[b] + self._outline @ R.T
+        world = d.xpos[b] + self._outline[bulb] @ R.T
         crate_R = np.array([[math.cos(self.crate_yaw), -math.sin(self.crate_yaw)], [math.sin(self.crate_yaw), math.cos(self.crate_yaw)]])
         local = (world[:, :2] - self.crate_pos) @ crate_R
         ix, iy = props.CRATE_INNER_HALF
@@ -310,7 +324,7 @@ class FiatluxEpisode(Episode):
         right, left = per_body[:HAND_BODIES], per_body[HAND_BODIES:]
         return BulbState(
             pos=d.qpos[qa : qa + 3].copy(),
-            centre=d.xpos[b] + R[:, 2] * props.BULB_CENTRE,
+            centre=d.xpos[b] + R[:, 2] * props.BULB_CENTRE * self.scale.bulb(bulb),
             lin_vel=d.qvel[va : va + 3].copy(),
             ang_vel=d.qvel[va + 3 : va + 6].copy(),
             lowest=float(world[:, 2].min()),
@@ -343,7 +357,7 @@ class FiatluxEpisode(Episode):
             ladder_tilt=float(math.acos(max(-1.0, min(1.0, LR[2, 2])))),
             ladder_speed=float(np.linalg.norm(d.qvel[lv : lv + 3])),
             ladder_spin=float(np.linalg.norm(d.qvel[lv + 3 : lv + 6])),
-            tread_stance=d.xpos[lb] + LR @ np.array([*props.TREAD_CENTRE, props.TREAD_TOP + PELVIS_STANCE]),
+            tread_stance=d.xpos[lb] + LR @ np.array([*self.tread_centre, self.tread_top + PELVIS_STANCE]),
             seat=d.site_xpos[self.model.site("fixture/seat").id].copy(),
             crate_pos=np.array([*self.crate_pos, 0.0]),
             crate_distance=float(np.linalg.norm(np.maximum(crate_local - half, 0.0))),
