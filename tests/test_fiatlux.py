@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
+import subprocess
+import sys
 
 import mujoco
 import numpy as np
@@ -420,3 +423,43 @@ def test_scaled_props_reset_without_penetration_with_seated_bulbs_on_the_seat():
             for name, b in ep.last.bulbs.items():
                 if b.seated:
                     assert b.plug_to_seat < 1e-9, (task.key, seed, name)
+
+
+# -- image features ---------------------------------------------------------------------------------
+
+# Run in a fresh process: torch imported after Mesa's EGL has rendered (as this process has) crashes.
+FEATURES = """
+import json, sys
+import numpy as np
+import gymnasium
+import humanoidtoolbench
+assert "torch" not in sys.modules  # the suite and its environments never import it unasked
+env = gymnasium.make("FIATLUX-S07-ApproachNewBulb-v0", image_features=True)
+a = [env.reset(seed=s)[0] for s in (1, 1, 2)]
+env.close()
+f = [o["image_features"] for o in a]
+assert env.observation_space["image_features"].contains(f[0])
+print(json.dumps({"meta": env.unwrapped.metadata["image_features"], "same": bool(np.array_equal(f[0], f[1])),
+                  "differ": bool(np.abs(f[0] - f[2]).max() > 1e-3), "finite": bool(np.isfinite(f).all()),
+                  "shape": list(f[0].shape)}))
+"""
+
+
+def test_resnet18_image_features_say_which_weights_made_them():
+    pytest.importorskip("torchvision")
+    done = subprocess.run([sys.executable, "-c", FEATURES], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got["shape"] == [512] and got["same"] and got["differ"] and got["finite"]
+    assert got["meta"]["model"] == "resnet18" and got["meta"]["dim"] == 512
+    assert got["meta"]["weights"] == "imagenet1k_v1" or got["meta"]["weights"].startswith("random")
+
+
+def test_image_features_without_torch_is_one_line():
+    code = (
+        "import sys\nsys.modules['torch'] = None\n"
+        "from humanoidtoolbench.suites.fiatlux.features import FeatureError, ImageEncoder\n"
+        "try:\n    ImageEncoder()\nexcept FeatureError as exc:\n    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.count("\n") == 1 and "humanoidtoolbench[model]" in done.stdout
