@@ -229,9 +229,10 @@ def test_a_list_of_conditions_runs_each_in_order_and_summarises_them(tmp_path, c
 def test_list_envs(capsys):
     assert eval_cli.main(["--list-envs"]) == 0
     lines = capsys.readouterr().out.split()
-    assert len(lines) == 18 + 12 + 2 and lines[0] == "humanoidtoolbench/G1BallMove-L0-S"
+    assert len(lines) == 18 + 13 + 2 and lines[0] == "humanoidtoolbench/G1BallMove-L0-S"
     assert lines[18] == "FIATLUX-S01-MoveLadder-v0" and lines[29] == "FIATLUX-S12-ClimbDown-v0"
-    assert lines[30:] == ["FINDSIT-val100", "FINDSIT-val"]
+    assert lines[30] == "FIATLUX-Replace-v0"  # the whole errand, listed after the subtasks it chains
+    assert lines[31:] == ["FINDSIT-val100", "FINDSIT-val"]
 
 
 @pytest.mark.parametrize(
@@ -240,6 +241,7 @@ def test_list_envs(capsys):
         (["G1BallMov-L0-S", "--policy", "zero"], "did you mean G1BallMove-L0-S"),
         (["--max-steps", "0", "--policy", "zero"], "--max-steps must be between 1 and 3000"),
         (["--max-steps", "3001", "--policy", "zero"], "--max-steps must be between 1 and 3000"),
+        (["S01,FIATLUX-Replace-v0", "--max-steps", "6001", "--policy", "zero"], "--max-steps must be between 1 and 6000"),
         (["--episodes", "0", "--policy", "zero"], "--episodes must be between 1 and 100000, got 0"),
         (["--episodes", "1000000000000", "--policy", "zero", "--dry-run"], "--episodes must be between 1 and 100000"),
         (["--episodes", "ten", "--policy", "zero", "--dry-run"], "argument --episodes: invalid int value: 'ten'"),

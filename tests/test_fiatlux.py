@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import math
+import subprocess
+import sys
 
 import mujoco
 import numpy as np
@@ -11,13 +15,14 @@ import pytest
 from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.control.joint_position import JOINT_POSITION_V1, Q0_VECTOR
 from humanoidtoolbench.eval.records import BenchmarkResult, EpisodeSummary, read
-from humanoidtoolbench.suites.base import FELL, HoldCounter
+from humanoidtoolbench.suites.base import FELL, SUCCESS, HoldCounter
 from humanoidtoolbench.suites.fiatlux import gates, props, seat
 from humanoidtoolbench.suites.fiatlux.bag import read_bag
 from humanoidtoolbench.suites.fiatlux.episode import FiatluxEpisode, termination
 from humanoidtoolbench.suites.fiatlux.gates import BulbState, Snapshot
+from humanoidtoolbench.suites.fiatlux.randomisation import Lighting, PropScale
 from humanoidtoolbench.suites.fiatlux.scoring import score_run
-from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY, CRUSHED, DROPPED, TASKS, TIPPED
+from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY, CRUSHED, DROPPED, ERRAND, TASKS, TIPPED
 
 
 def bulb(**over) -> BulbState:
@@ -256,3 +261,207 @@ def test_gymnasium_environment_passes_the_checker_and_reports_its_outcome():
             break
     assert info["outcome"] == FELL and info["step"] == step
     env.close()
+
+
+# -- the whole errand -----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def errand_episode():
+    ep = FiatluxEpisode(ERRAND, 0)
+    ep.reset()
+    return ep
+
+
+def test_errand_chains_the_twelve_gates_in_order_under_each_hold_window(errand_episode, monkeypatch):
+    """Every conjunct reads a set the test controls; the advancing logic and the terminations are the episode's own."""
+    ep = errand_episode
+    ep._start_stage(0)
+    truth: set[str] = set()
+    monkeypatch.setattr(gates, "evaluate", lambda names, s: {n: n in truth for n in names})
+    calm = snap(fresh=bulb(seated=True))  # standing, nothing dropped, crushed, tipped or unseated: no termination
+
+    assert ERRAND.gate == tuple(f"{t.key}_passed" for t in TASKS) and ERRAND.max_steps == 72_000
+    for k, task in enumerate(TASKS):
+        assert ep.stage == k and ep.passed == [True] * k + [False] * (12 - k)
+        truth.clear()
+        truth.update(task.gate[:-1])  # all but one conjunct: no progress, however long
+        assert all(ep._judge(calm) == (False, False, None) for _ in range(60)) and ep.stage == k
+        truth.add(task.gate[-1])
+        window = max(task.hold_steps, 1)
+        for _ in range(window - 1):
+            assert ep._judge(calm) == (True, False, None) and ep.stage == k
+        if window > 1:  # one broken step starts the window again
+            truth.discard(task.gate[0])
+            ep._judge(calm)
+            truth.add(task.gate[0])
+            for _ in range(window - 1):
+                ep._judge(calm)
+            assert ep.stage == k
+        last = k == len(TASKS) - 1
+        assert ep._judge(calm) == (True, last, SUCCESS if last else None)
+    assert ep.passed == [True] * 12 and all(ep.conjuncts.values())
+
+
+def test_errand_gates_hold_on_real_conjuncts_and_each_stage_keeps_its_terminations(errand_episode):
+    ep = errand_episode
+    ep._start_stage(0)
+    # S01 from a hand-made state: the placed ladder's tread stance within 0.67 m of the seat, grounded, at rest.
+    ready = snap(tread_stance=np.array([3.0, 0.1, 1.967]), seat=np.array([3.0, 0.7, 2.236]), ladder_root=np.array([3.0, 0.0, 0.0]))
+    for _ in range(49):
+        ep._judge(ready)
+    assert ep.stage == 0 and ep.stage_conjuncts == dict.fromkeys(BY_KEY["S01"].gate, True)
+    ep._judge(ready)
+    assert ep.stage == 1 and ep.passed[0]
+    # S02 has the tipped-ladder termination but no drop rule; S03 drops the old bulb below 0.15 m.
+    low = snap(old=bulb(centre=np.array([0, 0, 0.1])))
+    assert ep._judge(low)[2] is None
+    ep._judge(snap(pelvis=np.array([3.0, 0.1, 1.95])))  # on the tread: S02 has no window
+    assert ep.stage == 2 and ep._judge(low)[2] == DROPPED
+    assert ep._judge(snap(pelvis=np.array([0, 0, 0.3])))[2] == FELL
+
+
+def test_errand_zero_action_falls_in_its_first_stage_through_htb_eval_with_bag_and_score(tmp_path):
+    out = tmp_path / "out"
+    args = ["FIATLUX-Replace-v0", "--policy", "zero", "--checkpoint", "z", "--episodes", "1", "--max-steps", "300", "--no-video"]
+    assert eval_cli.main([*args, "--output", str(out)]) == 0
+    [result] = out.glob("FIATLUX-Replace-v0/run-*/benchmark_result.json")
+    summary = read(result.parent / "summaries" / "episode_0.json", EpisodeSummary)
+    assert summary.outcome == FELL and summary.step < 150 and summary.final_metrics["stage"] == 1
+    meta, columns = read_bag(result.parent / "bags" / "episode_0.h5")
+    assert meta["gate_conjuncts"] == list(ERRAND.gate) and meta["drop_min_height_by_bulb"] == {"fresh_bulb": 0.4}
+    assert len(columns["actions"]) == summary.step and columns["terminated"][-1]
+    score = score_run(out)
+    assert score.subtasks == () and score.weighted_score is None
+    assert score.errand.task_id == "FIATLUX-Replace-v0" and score.errand.gate_progress == 0.0
+    assert score.errand.mean_episode_length == summary.step
+
+
+def test_errand_same_seed_same_trajectory():
+    def run(seed):
+        ep = FiatluxEpisode(ERRAND, seed)
+        ep.reset()
+        rng = np.random.default_rng(2)
+        for _ in range(20):
+            ep.step(rng.uniform(-1, 1, 43))
+        return ep.data.qpos.copy(), ep.state().copy()
+
+    (qa, sa), (qb, sb), (qc, _) = run(1), run(1), run(2)
+    assert np.array_equal(qa, qb) and np.array_equal(sa, sb) and not np.array_equal(qa[:3], qc[:3])
+
+
+def test_errand_is_named_only_and_made_by_gymnasium():
+    import gymnasium
+
+    from humanoidtoolbench.suites.fiatlux import SUITE
+
+    assert ERRAND not in SUITE.conditions and SUITE.parse("errand") is ERRAND and SUITE.budget(ERRAND) == 72_000
+    assert eval_cli._conditions("fiatlux:all") == list(TASKS)
+    env = gymnasium.make("FIATLUX-Replace-v0")
+    assert env.spec.max_episode_steps == 72_000
+    env.reset(seed=0)
+    _, _, terminated, truncated, info = env.step(np.zeros(43, np.float32))
+    assert info["stage"] == "S01" and set(info["conjuncts"]) == set(ERRAND.gate) and not (terminated or truncated)
+    env.close()
+
+
+# -- randomisation ----------------------------------------------------------------------------------
+
+
+def scene_draws(ep: FiatluxEpisode) -> dict:
+    """What the compiled scene says about lights and prop sizes."""
+    m = ep.model
+    return {
+        "key": m.light_diffuse[m.light("key").id].copy(),
+        "key_dir": m.light_dir[m.light("key").id].copy(),
+        "fill": m.light_diffuse[m.light("fill_0").id].copy(),
+        "ambient": np.array(m.vis.headlight.ambient),
+        "tread": m.geom_pos[m.geom("ladder/tread").id].copy(),
+        "seat": m.site_pos[m.site("fixture/seat").id].copy(),
+        "plug": m.site_pos[m.site("fresh_bulb/plug").id].copy(),
+    }
+
+
+def test_the_switch_turns_every_randomisation_off():
+    eps = [FiatluxEpisode(BY_KEY["S07"], seed, randomize=False, prop_scale=True) for seed in (0, 1)]
+    assert all(ep.lighting == Lighting() and ep.scale == PropScale() for ep in eps)
+    a, b = (scene_draws(ep) for ep in eps)
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert a["tread"][2] == pytest.approx(props.TREAD_TOP - props.PLANK / 2) and a["seat"][2] == props.PLUG_OFFSET
+    hand = eps[0].model.geom_friction[eps[0].model.body("right_hand_index_1_link").geomadr[0]][0]
+    assert hand == FiatluxEpisode(BY_KEY["S07"], 5, randomize=False).model.geom_friction[
+        eps[0].model.body("right_hand_index_1_link").geomadr[0]][0]
+
+
+def test_lights_and_prop_scale_differ_per_seed_within_the_original_ranges():
+    draws = []
+    for seed in range(4):
+        ep = FiatluxEpisode(BY_KEY["S07"], seed, prop_scale=True)
+        got, light, scale = scene_draws(ep), ep.lighting, ep.scale
+        assert 600 / 1000 <= light.dome <= 1400 / 1000 and 800 / 1500 <= light.key <= 2200 / 1500
+        # The compiled lights carry the draws: key / fill = (0.55 key) / (0.3 dome), whatever the tint.
+        assert np.allclose(got["key"] / got["fill"], 0.55 * light.key / (0.6 * 0.5 * light.dome))
+        tilt = math.degrees(math.acos(-got["key_dir"][2] / np.linalg.norm(got["key_dir"])))
+        heading = math.degrees(math.atan2(got["key_dir"][1], got["key_dir"][0]) - math.atan2(0.4, -0.3))
+        assert 25 - 1e-9 <= tilt <= 55 + 1e-9 and abs(heading) <= 30 + 1e-9
+        sx, sy, sz = scale.ladder
+        assert 0.95 <= sx == sy <= 1.05 and 0.95 <= sz <= 1.10 and 0.9 <= scale.socket <= 1.1 and 0.9 <= scale.fresh_bulb <= 1.1
+        assert got["tread"][2] == pytest.approx((props.TREAD_TOP - props.PLANK / 2) * sz)
+        assert got["seat"][2] == pytest.approx(props.PLUG_OFFSET * scale.socket)
+        assert got["plug"][2] == pytest.approx(props.PLUG_OFFSET * scale.fresh_bulb)
+        draws.append((light.dome, light.key, scale.ladder, scale.socket, scale.fresh_bulb))
+    assert all(len({d[k] for d in draws}) == 4 for k in range(5))  # every draw differs between seeds
+    assert FiatluxEpisode(BY_KEY["S07"], 0).scale == PropScale()  # prop scale only when asked for
+
+
+def test_scaled_props_reset_without_penetration_with_seated_bulbs_on_the_seat():
+    for seed in (0, 2):
+        for task in (*TASKS, ERRAND):
+            ep = FiatluxEpisode(task, seed, prop_scale=True)
+            ep.reset()
+            d = ep.data
+            assert min([d.contact[i].dist for i in range(d.ncon)] + [0.0]) > -0.005, (task.key, seed)
+            for name, b in ep.last.bulbs.items():
+                if b.seated:
+                    assert b.plug_to_seat < 1e-9, (task.key, seed, name)
+
+
+# -- image features ---------------------------------------------------------------------------------
+
+# Run in a fresh process: torch imported after Mesa's EGL has rendered (as this process has) crashes.
+FEATURES = """
+import json, sys
+import numpy as np
+import gymnasium
+import humanoidtoolbench
+assert "torch" not in sys.modules  # the suite and its environments never import it unasked
+env = gymnasium.make("FIATLUX-S07-ApproachNewBulb-v0", image_features=True)
+a = [env.reset(seed=s)[0] for s in (1, 1, 2)]
+env.close()
+f = [o["image_features"] for o in a]
+assert env.observation_space["image_features"].contains(f[0])
+print(json.dumps({"meta": env.unwrapped.metadata["image_features"], "same": bool(np.array_equal(f[0], f[1])),
+                  "differ": bool(np.abs(f[0] - f[2]).max() > 1e-3), "finite": bool(np.isfinite(f).all()),
+                  "shape": list(f[0].shape)}))
+"""
+
+
+def test_resnet18_image_features_say_which_weights_made_them():
+    if importlib.util.find_spec("torchvision") is None:  # found, not imported: this process has rendered
+        pytest.skip("torchvision is not installed")
+    done = subprocess.run([sys.executable, "-c", FEATURES], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got["shape"] == [512] and got["same"] and got["differ"] and got["finite"]
+    assert got["meta"]["model"] == "resnet18" and got["meta"]["dim"] == 512
+    assert got["meta"]["weights"] == "imagenet1k_v1" or got["meta"]["weights"].startswith("random")
+
+
+def test_image_features_without_torch_is_one_line():
+    code = (
+        "import sys\nsys.modules['torch'] = None\n"
+        "from humanoidtoolbench.suites.fiatlux.features import FeatureError, ImageEncoder\n"
+        "try:\n    ImageEncoder()\nexcept FeatureError as exc:\n    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.count("\n") == 1 and "humanoidtoolbench[model]" in done.stdout

@@ -405,6 +405,28 @@ def test_score_run_refuses_an_empty_directory_and_two_runs_of_one_seed(tmp_path)
         score_run(tmp_path)
 
 
+def test_the_errand_is_scored_on_its_chain_of_gates_beside_s_not_in_it(tmp_path):
+    """Two errand episodes: 3 of 12 gates passed (then a fall), and all 12 (success)."""
+    errand = "FIATLUX-Replace-v0"
+    chain = tuple(f"S{k:02d}_passed" for k in range(1, 13))
+    partial = gates("0" * 12, "1" + "0" * 11, "111" + "0" * 9, "111" + "0" * 9, conjuncts=chain)
+    whole = gates("0" * 12, "1" * 6 + "0" * 6, "1" * 12, conjuncts=chain)
+    write_bag(tmp_path / "e" / "bags" / "episode_0.h5", make_meta(errand, 0, chain), make_columns(4, chain, **partial))
+    write_bag(tmp_path / "e" / "bags" / "episode_1.h5", make_meta(errand, 1, chain),
+              make_columns(3, chain, success_term=[False, False, True], **whole))
+    s07 = "FIATLUX-S07-ApproachNewBulb-v0"
+    write_bag(tmp_path / "s" / "bags" / "episode_0.h5", make_meta(s07, 0), make_columns(2, **gates("0000", "1100")))
+
+    result = score_run(tmp_path)
+    e = result.errand
+    assert (e.key, e.weight, len(e.episodes), e.success_rate) == ("ERRAND", None, 2, 0.5)
+    assert e.gate_progress == pytest.approx((3 / 12 + 1.0) / 2) and e.score == pytest.approx(0.25 + 0.5 * 0.625)
+    assert [s.key for s in result.subtasks] == ["S07"] and result.weighted_score == pytest.approx(0.25)  # S07 alone
+    assert markdown(result).splitlines()[3].startswith("| Errand (FIATLUX-Replace-v0: ρ = share of the 12 gates passed) | — | 2 |")
+    with pytest.raises(ScoreError, match="beside the subtasks"):
+        rollup([e])
+
+
 def test_scorer_imports_without_mujoco_or_torch():
     src = Path(humanoidtoolbench.__file__).parents[1]
     code = (

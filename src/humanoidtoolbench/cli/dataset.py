@@ -64,11 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _check(args, conditions) -> None:
     suite = suites.suite_of(conditions[0])
-    protocol = suite.protocol
+    budget = min(suite.budget(c) for c in conditions)
     if not 1 <= args.episodes <= MAX_EPISODES:
         raise UsageError(f"--episodes must be between 1 and {MAX_EPISODES}, got {args.episodes}")
-    if args.max_steps is not None and not 1 <= args.max_steps <= protocol.max_steps:
-        raise UsageError(f"--max-steps must be between 1 and {protocol.max_steps}, got {args.max_steps}")
+    if args.max_steps is not None and not 1 <= args.max_steps <= budget:
+        raise UsageError(f"--max-steps must be between 1 and {budget}, got {args.max_steps}")
     text = args.workers.strip().lower()
     args.workers = (os.cpu_count() or 1) if text == "auto" else int(text) if text.isascii() and text.isdigit() else 0
     if not 1 <= args.workers <= MAX_WORKERS:

@@ -174,12 +174,14 @@ def _check_strings(args) -> None:
             raise UsageError(f"--{dest.replace('_', '-')} must not be empty")
 
 
-def _check_numbers(args, protocol) -> None:
+def _check_numbers(args, conditions) -> None:
+    suite = suites.suite_of(conditions[0])
+    protocol = suite.protocol
     args.episodes = protocol.episodes if args.episodes is None else args.episodes
     args.seed_start = protocol.seed_start if args.seed_start is None else args.seed_start
-    args.max_steps = protocol.max_steps if args.max_steps is None else args.max_steps
-    if not 1 <= args.max_steps <= protocol.max_steps:
-        raise UsageError(f"--max-steps must be between 1 and {protocol.max_steps}, got {args.max_steps}")
+    budget = min(suite.budget(c) for c in conditions)  # unset, each condition takes its own
+    if args.max_steps is not None and not 1 <= args.max_steps <= budget:
+        raise UsageError(f"--max-steps must be between 1 and {budget}, got {args.max_steps}")
     if not 1 <= args.episodes <= MAX_EPISODES:
         raise UsageError(f"--episodes must be between 1 and {MAX_EPISODES}, got {args.episodes}")
     last = SEED_LIMIT - args.episodes
@@ -393,12 +395,12 @@ def _main(argv: list[str] | None) -> int:
     try:
         args = build_parser().parse_args(argv)
         if args.list_envs:
-            print("\n".join(c.env_id for suite in suites.suites() for c in suite.conditions))
+            print("\n".join(c.env_id for suite in suites.suites() for c in suite.listed))
             return 0
         _check_strings(args)
         conditions = _conditions(args.env)
         args.suite = conditions[0].suite
-        _check_numbers(args, suites.suite_of(conditions[0]).protocol)
+        _check_numbers(args, conditions)
         _check_source(args)
         _check_model_config(args)
         _check_output(args)

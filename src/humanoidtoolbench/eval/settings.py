@@ -28,7 +28,7 @@ class EvalSettings:
         for name, default in (
             ("episodes", p.episodes),
             ("seed_start", p.seed_start),
-            ("max_steps", p.max_steps),
+            ("max_steps", self.suite.budget(self.condition)),
             ("visual_detail", p.visual_detail),
             ("controller", p.controller),
         ):
@@ -60,8 +60,9 @@ class EvalSettings:
             reasons.append(f"{self.episodes} episodes instead of {p.episodes}")
         if self.seed_start != p.seed_start:
             reasons.append(f"seed start {self.seed_start} instead of {p.seed_start}")
-        if self.max_steps != p.max_steps:
-            reasons.append(f"{self.max_steps} steps instead of {p.max_steps}")
+        budget = self.suite.budget(self.condition)
+        if self.max_steps != budget:
+            reasons.append(f"{self.max_steps} steps instead of {budget}")
         if not self.record_video:
             reasons.append("videos not recorded (--no-video)")
         if self.visual_detail != p.visual_detail:

@@ -84,9 +84,10 @@ def build_summary(rows: list[dict]) -> dict:
     if len(names) != 1:
         raise ValueError(f"a summary covers one suite; got {sorted(names)}")
     suite = suites.get(names.pop())
-    ordered = [by_name.get(c.name) or summary_row(c.env_id, None, None) for c in suite.conditions]
+    core = [by_name.get(c.name) or summary_row(c.env_id, None, None) for c in suite.conditions]
+    ordered = core + [by_name[c.name] for c in suite.named_only if c.name in by_name]  # listed, outside the mean
     present = [r for r in ordered if r["success_rate"] is not None]
-    complete = len(present) == len(suite.conditions)
+    complete = all(r["success_rate"] is not None for r in core)
 
     reasons = [f"{r['name']}: {reason}" for r in ordered if not r["reportable"] for reason in r["reasons"] or ["not reportable"]]
     for field, plural in _SHARED:
@@ -97,7 +98,7 @@ def build_summary(rows: list[dict]) -> dict:
         "suite": suite.name,
         "conditions": ordered,
         "complete": complete,
-        "mean_success_rate": sum(r["success_rate"] for r in ordered) / len(ordered) if complete else None,
+        "mean_success_rate": sum(r["success_rate"] for r in core) / len(core) if complete else None,
         "mean_note": mean_note(suite),
         "reportable": not reasons,
         "reasons": reasons,

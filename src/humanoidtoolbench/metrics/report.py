@@ -96,7 +96,7 @@ def result_report(path: Path, name: str) -> ConditionReport:
 def load(output: str | Path) -> dict[str, ConditionReport]:
     """Every suite's conditions that have a validated result under `output`."""
     output = Path(output)
-    reports = {c.name: condition_report(output, c.name) for suite in suites.suites() for c in suite.conditions}
+    reports = {c.name: condition_report(output, c.name) for suite in suites.suites() for c in suite.listed}
     return {n: r for n, r in reports.items() if r is not None}
 
 
@@ -104,10 +104,11 @@ def markdown(reports: dict[str, ConditionReport], title: str = "Results") -> str
     lines = [f"### {title}"]
     for suite in suites.suites():
         mine = [c for c in suite.conditions if c.name in reports]
-        if not mine:
+        extra = [c for c in suite.named_only if c.name in reports]  # a row each, outside the mean
+        if not mine and not extra:
             continue
         rows = []
-        for c in suite.conditions:
+        for c in suite.conditions + tuple(extra):
             r = reports.get(c.name)
             r = r if r is not None and r.verified else None  # the per-condition table shows it, marked
             rate = None if r is None else r.successes / r.episodes

@@ -73,7 +73,7 @@ def parse(text: str) -> Condition:
         found = suite.parse(text)
         if found is not None:
             return found
-    names = {c.name.lower(): c for s in suites() for c in s.conditions}
+    names = {c.name.lower(): c for s in suites() for c in s.listed}
     close = difflib.get_close_matches(text.strip().lower(), list(names), n=1, cutoff=0.0)
     hint = f"; did you mean {names[close[0]].name}?" if close else ""
     raise UnknownEnvironment(f"unknown environment {text!r}{hint} (see --list-envs)")

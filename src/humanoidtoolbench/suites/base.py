@@ -137,13 +137,28 @@ class Suite(ABC):
         """Every condition, in the order `all` runs them."""
 
     @property
+    def named_only(self) -> tuple[Condition, ...]:
+        """Conditions run only when named (a long composite episode, say): listed and parsed like
+        the others, but outside `all` and a summary's mean."""
+        return ()
+
+    @property
+    def listed(self) -> tuple[Condition, ...]:
+        """Every condition a user may name: `conditions`, then `named_only`."""
+        return self.conditions + self.named_only
+
+    @property
     def default_condition(self) -> Condition:
         return self.conditions[0]
+
+    def budget(self, condition: Condition) -> int:
+        """A condition's standard step budget; the protocol's unless the suite gives it its own."""
+        return self.protocol.max_steps
 
     def parse(self, text: str) -> Condition | None:
         """The condition a user typed (ID or name, case-insensitive), or None."""
         key = text.strip().lower()
-        return next((c for c in self.conditions if key in (c.name.lower(), c.env_id.lower())), None)
+        return next((c for c in self.listed if key in (c.name.lower(), c.env_id.lower())), None)
 
     @abstractmethod
     def make_episode(self, condition: Condition, seed: int, controller, detail: str) -> Episode:

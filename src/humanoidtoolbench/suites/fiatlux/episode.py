@@ -1,12 +1,14 @@
-"""One Fiatlux subtask episode: the seeded scene, the start state, and the 50 Hz step with its gate.
+"""One Fiatlux episode: the seeded scene, the start state, and the 50 Hz step with its gate.
 
 The layout depends on the seed alone (as the original draws it once per
 scene), so a seed is the same room in every subtask; the start jitter and
 the observation noise come from a generator of (subtask, seed). Each step
-measures one `Snapshot`, evaluates the gate's conjuncts on it and checks the
-terminations: a fall, a tipped ladder, a dropped or crushed bulb, a bulb
-pulled from its seat. The bag row of the step is built from the same
-measurements.
+measures one `Snapshot`, evaluates the current stage's conjuncts on it and
+checks that stage's terminations: a fall, a tipped ladder, a dropped or
+crushed bulb, a bulb pulled from its seat. A subtask is one stage; the
+errand moves to the next stage when a gate has held for its window and
+succeeds when the last one has. The bag row of the step is built from the
+same measurements.
 """
 
 from __future__ import annotations
@@ -27,15 +29,17 @@ from . import gates, props
 from .gates import BulbState, Snapshot
 from .layout import ROOM_CENTRE, ROOM_SIZE, Layout, generator, sample_layout
 from .observation import HAND_BODIES, Observer, add_sensors
+from .randomisation import HAND_FRICTION, Lighting, PropScale, draw_lighting, draw_prop_scale
 from .robot import apply_servos
 from .seat import MagneticSeat
-from .subtasks import CRUSHED, DROPPED, TIPPED, UNSEATED, FiatluxTask
+from .subtasks import CRUSHED, DROPPED, TIPPED, UNSEATED, FiatluxTask, stage_flag
 
 BULBS = ("old_bulb", "fresh_bulb")
 PELVIS_STANCE = gates.TREAD_STANCE  # pelvis above the surface at q0, m
 FLOOR_CLEARANCE = 0.005  # m: the feet start this far above their support
 JITTER_XY, JITTER_YAW, JITTER_JOINT = 0.05, 0.1, 0.05
 STEPS_OFF = 0.85  # m out from the steps
+TREAD_BACK_OFF = 0.06  # m: the most an on-tread start steps back (the feet stay on the 0.40 m tread)
 # m from the fresh bulb, along the bench's outward side: the original's 0.5045 - 0.05 m puts the
 # G1's hanging Dex3 fingers into the bench edge (its top is at the G1's chest), so 0.1 m more.
 BENCH_REACH = 0.5045 - 0.05 + 0.1
@@ -76,19 +80,26 @@ def termination(task: FiatluxTask, s: Snapshot) -> str | None:
 
 class FiatluxEpisode(Episode):
     def __init__(self, task: FiatluxTask, seed: int, controller: Controller | None = None,
-                 detail: str = "fast", randomize: bool = True) -> None:
+                 detail: str = "fast", randomize: bool = True, prop_scale: bool = False) -> None:
+        """`randomize=False` turns every randomisation off (lights, tint, jitter, hand friction, prop
+        scale); `prop_scale` scales the ladder, socket and fresh bulb per layout seed."""
         self.condition = task
         self.seed = int(seed)
         self.randomize = randomize
         self.layout: Layout = sample_layout("layout", self.seed)
         self.rng = generator(task.key, self.seed)
+        self.lighting = draw_lighting(generator(f"{task.key}/lights", self.seed)) if randomize else Lighting()
+        self.scale = draw_prop_scale(generator("prop-scale", self.seed)) if randomize and prop_scale else PropScale()
+        sx, sy, sz = self.scale.ladder
+        self.tread_centre, self.tread_top = (props.TREAD_CENTRE[0] * sx, props.TREAD_CENTRE[1] * sy), props.TREAD_TOP * sz
+        self.plug = {b: props.PLUG_OFFSET * self.scale.bulb(b) for b in BULBS}
         self.controller = controller or ServoController()
         self._place_props()
         spec = self._build(detail)
         self.sim = Simulation(spec, self.controller)
         m = self.sim.model
         apply_servos(m)
-        self.seat = MagneticSeat(m, BULBS)
+        self.seat = MagneticSeat(m, BULBS, seat_offset=props.PLUG_OFFSET * self.scale.socket, plug_offsets=self.plug)
         self.sim.physics_step_hooks.append(self.seat.apply_forces)
         self.observer = Observer(m, generator(f"{task.key}/noise", self.seed))
         self._body = {n: m.body(n).id for n in ("pelvis", "ladder", "crate", "fixture", *BULBS)}
@@ -97,11 +108,12 @@ class FiatluxEpisode(Episode):
         self._bulb_geoms = {n: m.geom(f"{n}/glass").id for n in BULBS}
         self._hand_ids = {side: [m.body(b).id for b in links] for side, links in HAND_LINKS.items()}
         self._hand_of = {b: (side, k) for side, ids in self._hand_ids.items() for k, b in enumerate(ids)}
-        self._outline = np.array(props.bulb_vertices()).reshape(-1, 3)
+        self._outline = {b: np.array(props.bulb_vertices(self.scale.bulb(b))).reshape(-1, 3) for b in BULBS}
         pelvis = self._body["pelvis"]
         self._robot_bodies = {b for b in range(m.nbody) if m.body_rootid[b] == m.body_rootid[pelvis]}
         self._robot_root = int(m.jnt_qposadr[m.joint("floating_base_joint").id])
-        self.hold = HoldCounter(task.hold_steps)
+        self.stages = task.stages
+        self._start_stage(0)
         self.steps = 0
 
     # -- scene ---------------------------------------------------------------------
@@ -113,7 +125,7 @@ class FiatluxEpisode(Episode):
             self.ladder_pos = np.array(lay.zones["ladder"])
         else:  # the tread centre on the anchor, the ladder's +y (the climber's facing) towards the fixture
             self.ladder_yaw = fx.facing + math.pi / 2
-            self.ladder_pos = np.asarray(fx.anchor) - _rot(self.ladder_yaw, props.TREAD_CENTRE)
+            self.ladder_pos = np.asarray(fx.anchor) - _rot(self.ladder_yaw, self.tread_centre)
         self.bench_pos, self.bench_yaw = np.array(lay.zones["workbench"]), lay.bench_yaw
         self.crate_pos, self.crate_yaw = np.array(lay.zones["crate"]), lay.crate_yaw
         # The socket's +z points out of the opening: down from a ceiling, into the room from a wall.
@@ -127,19 +139,19 @@ class FiatluxEpisode(Episode):
         self.bench_bulb = np.array([*bench_bulb, props.BENCH_TOP])
 
     def _build(self, detail: str) -> mujoco.MjSpec:
-        style = scene.RoomStyle(tint=tuple(self._tint())) if self.randomize else scene.RoomStyle()
+        style = self.lighting.style(tuple(self._tint())) if self.randomize else scene.RoomStyle()
         spec = scene.new_spec(style, scene.Room(ROOM_SIZE, ROOM_CENTRE, ceiling=True))
         props.add_workbench(spec, [*self.bench_pos, 0.0], self.bench_yaw)
         props.add_crate(spec, [*self.crate_pos, 0.0], self.crate_yaw)
         fx = self.layout.fixture
-        props.add_fixture(spec, fx.pos, self.fixture_quat, fx.mount, ROOM_SIZE[2])
-        props.add_ladder(spec, "ladder", [*self.ladder_pos, 0.0], self.ladder_yaw)
+        props.add_fixture(spec, fx.pos, self.fixture_quat, fx.mount, ROOM_SIZE[2], self.scale.socket)
+        props.add_ladder(spec, "ladder", [*self.ladder_pos, 0.0], self.ladder_yaw, self.scale.ladder)
         for bulb in BULBS:
-            props.add_bulb(spec, bulb, [0.0, 0.0, 3.0 + BULBS.index(bulb)], [1, 0, 0, 0])
+            props.add_bulb(spec, bulb, [0.0, 0.0, 3.0 + BULBS.index(bulb)], [1, 0, 0, 0], self.scale.bulb(bulb))
         scene.add_robot(spec, self.controller, detail)
         add_sensors(spec.body("torso_link"))
         if self.randomize:  # hand friction, per layout
-            mu = generator("hand-friction", self.seed).uniform(0.8, 1.2)
+            mu = generator("hand-friction", self.seed).uniform(*HAND_FRICTION)
             for geom in spec.geoms:
                 if geom.parent.name in {b for links in HAND_LINKS.values() for b in links} and geom.contype:
                     geom.friction = [mu, *list(geom.friction)[1:]]
@@ -157,7 +169,7 @@ class FiatluxEpisode(Episode):
         rule, lay = self.condition.start.robot, self.layout
         ladder_face = self.ladder_yaw + math.pi / 2  # facing the ladder's +y, as a climber does
         floor = PELVIS_STANCE + FLOOR_CLEARANCE
-        tread = np.array([*(self.ladder_pos + _rot(self.ladder_yaw, props.TREAD_CENTRE)), props.TREAD_TOP + floor])
+        tread = np.array([*(self.ladder_pos + _rot(self.ladder_yaw, self.tread_centre)), self.tread_top + floor])
         fresh = self.bench_bulb[:2]
         bench_out = self.bench_pos + _rot(self.bench_yaw, (props.FRESH_BULB_ON_BENCH[0], props.FRESH_BULB_ON_BENCH[1] + BENCH_REACH))
         bench_carry = self.bench_pos + _rot(self.bench_yaw, (props.FRESH_BULB_ON_BENCH[0], props.BENCH_HALF[1] + CARRY_STANDOFF))
@@ -199,8 +211,9 @@ class FiatluxEpisode(Episode):
         self.controller.reset(d, BasePose(*xyz, yaw), pose)
         mujoco.mj_forward(m, d)
         self._clear("robot", self._robot_root)
-        if self.condition.start.robot != "on_tread":
-            self._back_off(yaw)
+        # On the tread there is little room to step back: enough for a scaled ladder that lifts the
+        # carrying hand into the fixture.
+        self._back_off(yaw, most=TREAD_BACK_OFF if self.condition.start.robot == "on_tread" else 0.3)
         occupant = next((b for b in BULBS if getattr(start, b) == "seated"), None)
         for bulb in BULBS:
             self._place_bulb(bulb, getattr(start, bulb))
@@ -208,11 +221,11 @@ class FiatluxEpisode(Episode):
                 self._clear(bulb, self.free_adr[bulb][0], most=0.1)
         mujoco.mj_forward(m, d)
         self.seat.reset(occupant)
-        self.hold = HoldCounter(self.condition.hold_steps)
+        self._start_stage(0)
         self.observer.last_action = np.zeros(len(JOINT_NAMES))
         self.steps, self._state_step = 0, -1
         self.last = self.snapshot()
-        self.conjuncts = gates.evaluate(self.condition.gate, self.last)
+        self.stage_conjuncts = gates.evaluate(self.stages[0].gate, self.last)
 
     def _clear(self, who: str, qpos_adr: int, margin: float = 0.001, tries: int = 5, most: float = 0.03) -> None:
         """Raise a free body (at most `most`) until none of its geoms penetrates anything: a start state
@@ -243,17 +256,21 @@ class FiatluxEpisode(Episode):
     def _place_bulb(self, bulb: str, where: str) -> None:
         d = self.data
         qa, va = self.free_adr[bulb]
-        if where == "seated":
-            pos, quat = self.layout.fixture.pos, self.fixture_quat
+        size = self.scale.bulb(bulb)
+        if where == "seated":  # the plug on the seat, along the socket's axis
+            axis = np.zeros(3)
+            mujoco.mju_rotVecQuat(axis, np.array([0.0, 0.0, 1.0]), self.fixture_quat)
+            pos = np.asarray(self.layout.fixture.pos) + axis * (self.seat.seat_offset - self.plug[bulb])
+            quat = self.fixture_quat
         elif where == "bench":
-            pos, quat = self.bench_bulb - [0, 0, props.PLUG_OFFSET - 0.0005], np.array([1.0, 0, 0, 0])
+            pos, quat = self.bench_bulb - [0, 0, self.plug[bulb] - 0.0005], np.array([1.0, 0, 0, 0])
         elif where == "crate":
             # Lying on the crate floor, its axis along the crate's length.
             q = np.zeros(4)
             mujoco.mju_euler2Quat(q, [0.0, math.pi / 2, self.crate_yaw], "XYZ")
             axis = np.array([math.cos(self.crate_yaw), math.sin(self.crate_yaw), 0.0])
-            centre = np.array([*self.crate_pos, props.CRATE_FLOOR + 0.0396 + 0.001])
-            pos, quat = centre - axis * props.BULB_CENTRE, q
+            centre = np.array([*self.crate_pos, props.CRATE_FLOOR + 0.0396 * size + 0.001])
+            pos, quat = centre - axis * props.BULB_CENTRE * size, q
         else:  # resting on the right palm, lying across it
             palm = self._hand_ids["right"][0]
             R = d.xmat[palm].reshape(3, 3)
@@ -261,7 +278,7 @@ class FiatluxEpisode(Episode):
             centre = d.xpos[palm] + R @ np.array([along, 0.0, 0.0]) - R[:, 1] * off
             quat = np.zeros(4)
             mujoco.mju_quatZ2Vec(quat, R[:, 2])
-            pos = centre - R[:, 2] * props.BULB_CENTRE
+            pos = centre - R[:, 2] * props.BULB_CENTRE * size
         d.qpos[qa : qa + 3] = pos
         d.qpos[qa + 3 : qa + 7] = quat
         d.qvel[va : va + 6] = 0.0
@@ -297,7 +314,7 @@ class FiatluxEpisode(Episode):
         b = self._body[bulb]
         qa, va = self.free_adr[bulb]
         R = d.xmat[b].reshape(3, 3)
-        world = d.xpos[b] + self._outline @ R.T
+        world = d.xpos[b] + self._outline[bulb] @ R.T
         crate_R = np.array([[math.cos(self.crate_yaw), -math.sin(self.crate_yaw)], [math.sin(self.crate_yaw), math.cos(self.crate_yaw)]])
         local = (world[:, :2] - self.crate_pos) @ crate_R
         ix, iy = props.CRATE_INNER_HALF
@@ -307,7 +324,7 @@ class FiatluxEpisode(Episode):
         right, left = per_body[:HAND_BODIES], per_body[HAND_BODIES:]
         return BulbState(
             pos=d.qpos[qa : qa + 3].copy(),
-            centre=d.xpos[b] + R[:, 2] * props.BULB_CENTRE,
+            centre=d.xpos[b] + R[:, 2] * props.BULB_CENTRE * self.scale.bulb(bulb),
             lin_vel=d.qvel[va : va + 3].copy(),
             ang_vel=d.qvel[va + 3 : va + 6].copy(),
             lowest=float(world[:, 2].min()),
@@ -340,7 +357,7 @@ class FiatluxEpisode(Episode):
             ladder_tilt=float(math.acos(max(-1.0, min(1.0, LR[2, 2])))),
             ladder_speed=float(np.linalg.norm(d.qvel[lv : lv + 3])),
             ladder_spin=float(np.linalg.norm(d.qvel[lv + 3 : lv + 6])),
-            tread_stance=d.xpos[lb] + LR @ np.array([*props.TREAD_CENTRE, props.TREAD_TOP + PELVIS_STANCE]),
+            tread_stance=d.xpos[lb] + LR @ np.array([*self.tread_centre, self.tread_top + PELVIS_STANCE]),
             seat=d.site_xpos[self.model.site("fixture/seat").id].copy(),
             crate_pos=np.array([*self.crate_pos, 0.0]),
             crate_distance=float(np.linalg.norm(np.maximum(crate_local - half, 0.0))),
@@ -357,25 +374,54 @@ class FiatluxEpisode(Episode):
     def lidar(self) -> np.ndarray:
         return self.observer.lidar(self.data)
 
+    # -- stages --------------------------------------------------------------------
+    def _start_stage(self, index: int) -> None:
+        if index == 0:
+            self.passed = [False] * len(self.stages)
+        self.stage = index
+        self.hold = HoldCounter(self.stages[index].hold_steps)
+
+    @property
+    def conjuncts(self) -> dict[str, bool]:
+        """The condition's gate columns: a subtask's conjuncts, or the errand's passed stages."""
+        if len(self.stages) == 1:
+            return self.stage_conjuncts
+        return {stage_flag(t): p for t, p in zip(self.stages, self.passed)}
+
+    def _judge(self, s: Snapshot) -> tuple[bool, bool, str | None]:
+        """(gate holds now, the last stage has passed, early ending) for this step, moving to the
+        next stage when the current one's gate has held for its window."""
+        stage = self.stages[self.stage]
+        self.stage_conjuncts = gates.evaluate(stage.gate, s)
+        now = all(self.stage_conjuncts.values())
+        if not self.hold.update(now):
+            return now, False, termination(stage, s)
+        self.passed[self.stage] = True
+        if self.stage + 1 == len(self.stages):
+            return now, True, SUCCESS
+        self._start_stage(self.stage + 1)
+        return now, False, None
+
     def step(self, row: np.ndarray) -> StepResult:
         self.observer.last_action = np.asarray(row, dtype=np.float64)
         self.sim.step(JOINT_POSITION_V1.decode(row))
         self.seat.update(self.data)
         self.steps += 1
         s = self.last = self.snapshot()
-        self.conjuncts = gates.evaluate(self.condition.gate, s)
-        now = all(self.conjuncts.values())
-        success = self.hold.update(now)
-        outcome = SUCCESS if success else termination(self.condition, s)
+        stage = self.stage
+        now, success, outcome = self._judge(s)
         metrics = {
             "pelvis_z": float(s.pelvis[2]),
             "pelvis_tilt": s.pelvis_tilt,
             "ladder_tilt": s.ladder_tilt,
             "grip_force": float(max(b.grip_force for b in s.bulbs.values())),
-            "conjuncts_true": sum(self.conjuncts.values()),
+            "conjuncts_true": sum(self.stage_conjuncts.values()),
             **{f"gate_{k}": v for k, v in self.conjuncts.items()},
         }
-        return StepResult(metrics, now, success, outcome)
+        if len(self.stages) > 1:  # which stage (1 = S01) this step judged, and its conjuncts
+            metrics["stage"] = stage + 1
+            metrics |= {f"stage_{k}": v for k, v in self.stage_conjuncts.items()}
+        return StepResult(metrics, now and self.stage == len(self.stages) - 1, success, outcome)
 
     def privileged(self) -> dict:
         """The original's privileged observation: six poses, four distances, two seat flags."""

@@ -61,8 +61,9 @@ def _box(body, name: str, half, pos, rgba, category=collision.WORLD, **kw):
     return geom
 
 
-def add_ladder(spec: mujoco.MjSpec, name: str, pos, yaw: float) -> mujoco.MjsBody:
-    """A free one-body platform ladder: three steps, the top tread, legs and a guard rail."""
+def add_ladder(spec: mujoco.MjSpec, name: str, pos, yaw: float, scale=(1.0, 1.0, 1.0)) -> mujoco.MjsBody:
+    """A free one-body platform ladder: three steps, the top tread, legs and a guard rail; `scale`
+    stretches its width, depth and height (its mass stays 10.9 kg)."""
     body = spec.worldbody.add_body(name=name, pos=list(pos), quat=yaw_quat(yaw))
     body.add_freejoint(name=f"{name}_joint")
     w, d, h = LADDER_SIZE
@@ -80,6 +81,8 @@ def add_ladder(spec: mujoco.MjSpec, name: str, pos, yaw: float) -> mujoco.MjsBod
         parts.append((f"foot_back{side}", (0.03, 0.03, 0.01), (x, d / 2 - 0.03, 0.01)))
         parts.append((f"guard_post{side}", (0.015, 0.015, (h - TREAD_TOP) / 2), (x, d / 2 - 0.02, (h + TREAD_TOP) / 2)))
     parts.append(("guard_bar", (w / 2 - 0.03, 0.015, 0.015), (0, d / 2 - 0.02, h - 0.015)))
+    if tuple(scale) != (1.0, 1.0, 1.0):
+        parts = [(p, [a * k for a, k in zip(half, scale)], [a * k for a, k in zip(at, scale)]) for p, half, at in parts]
     volume = sum(8 * a * b * c for _, (a, b, c), _ in parts)
     for part, half, at in parts:
         _box(body, f"{name}/{part}", half, at, LADDER_RGBA, collision.OBJECT,
@@ -87,47 +90,51 @@ def add_ladder(spec: mujoco.MjSpec, name: str, pos, yaw: float) -> mujoco.MjsBod
     return body
 
 
-def bulb_vertices() -> list[float]:
+def bulb_vertices(scale: float = 1.0) -> list[float]:
     """Vertices of the revolved outline (its convex hull is the collision shape)."""
     verts = [(0.0, 0.0, BULB_MERIDIAN[0][0]), (0.0, 0.0, 0.193)]
     for z, r in BULB_MERIDIAN:
         for k in range(BULB_SEGMENTS):
             a = 2 * math.pi * k / BULB_SEGMENTS
             verts.append((r * math.cos(a), r * math.sin(a), z))
-    return [c for v in verts for c in v]
+    return [c * scale for v in verts for c in v]
 
 
-def add_bulb(spec: mujoco.MjSpec, name: str, pos, quat) -> mujoco.MjsBody:
-    if spec.mesh("bulb_mesh") is None:
-        spec.add_mesh(name="bulb_mesh", uservert=bulb_vertices())
+def add_bulb(spec: mujoco.MjSpec, name: str, pos, quat, scale: float = 1.0) -> mujoco.MjsBody:
+    """An A19 bulb, `scale` times its size (its mass stays 0.035 kg)."""
+    mesh = "bulb_mesh" if scale == 1.0 else f"{name}_mesh"
+    if spec.mesh(mesh) is None:
+        spec.add_mesh(name=mesh, uservert=bulb_vertices(scale))
     body = spec.worldbody.add_body(name=name, pos=list(pos), quat=list(quat))
     body.add_freejoint(name=f"{name}_joint")
     geom = body.add_geom(
-        name=f"{name}/glass", type=mujoco.mjtGeom.mjGEOM_MESH, meshname="bulb_mesh", mass=BULB_MASS,
+        name=f"{name}/glass", type=mujoco.mjtGeom.mjGEOM_MESH, meshname=mesh, mass=BULB_MASS,
         rgba=list(BULB_RGBA[name]), friction=[1.0, 0.01, 0.001], condim=4,
     )
     collision.assign(geom, collision.OBJECT)
-    body.add_site(name=f"{name}/plug", pos=[0, 0, PLUG_OFFSET], size=[0.004, 0.004, 0.004])
+    body.add_site(name=f"{name}/plug", pos=[0, 0, PLUG_OFFSET * scale], size=[0.004, 0.004, 0.004])
     return body
 
 
-def add_fixture(spec: mujoco.MjSpec, pos, quat, mount: str, ceiling: float) -> mujoco.MjsBody:
-    """The kinematic socket: a sleeve of eight staves around the seat axis, hung from the ceiling
-    on a pendant rod or held off the wall by a short arm."""
+def add_fixture(spec: mujoco.MjSpec, pos, quat, mount: str, ceiling: float, scale: float = 1.0) -> mujoco.MjsBody:
+    """The kinematic socket, `scale` times its size: a sleeve of eight staves around the seat axis,
+    hung from the ceiling on a pendant rod or held off the wall by a short arm."""
     body = spec.worldbody.add_body(name="fixture", pos=list(pos), quat=list(quat))
     rgba = (0.35, 0.35, 0.38, 1.0)
+    radius, back = SLEEVE_RADIUS * scale, BACK_PLATE * scale
     for k in range(8):
         a = 2 * math.pi * k / 8
-        z0, z1 = SLEEVE_SPAN
-        stave = _box(body, f"fixture/stave{k}", (0.004, 0.009, (z1 - z0) / 2),
-                     (SLEEVE_RADIUS * math.cos(a), SLEEVE_RADIUS * math.sin(a), (z0 + z1) / 2), rgba)
+        z0, z1 = (z * scale for z in SLEEVE_SPAN)
+        stave = _box(body, f"fixture/stave{k}", (0.004 * scale, 0.009 * scale, (z1 - z0) / 2),
+                     (radius * math.cos(a), radius * math.sin(a), (z0 + z1) / 2), rgba)
         stave.quat = yaw_quat(a)
-    _box(body, "fixture/back", (SLEEVE_RADIUS + 0.004, SLEEVE_RADIUS + 0.004, 0.003), (0, 0, BACK_PLATE - 0.003), rgba)
-    body.add_site(name="fixture/seat", pos=[0, 0, PLUG_OFFSET], size=[0.004, 0.004, 0.004])
+    _box(body, "fixture/back", (radius + 0.004 * scale, radius + 0.004 * scale, 0.003 * scale),
+         (0, 0, back - 0.003 * scale), rgba)
+    body.add_site(name="fixture/seat", pos=[0, 0, PLUG_OFFSET * scale], size=[0.004, 0.004, 0.004])
     # The rod runs from the back plate away from the opening: up to the ceiling, or into the wall.
-    length = ceiling - pos[2] + BACK_PLATE if mount == "ceiling" else 0.12
+    length = ceiling - pos[2] + back if mount == "ceiling" else 0.12
     rod = body.add_geom(name=f"fixture/{'pendant' if mount == 'ceiling' else 'arm'}", type=mujoco.mjtGeom.mjGEOM_CYLINDER,
-                        size=[PENDANT_RADIUS, length / 2, 0], pos=[0, 0, BACK_PLATE - 0.006 - length / 2], rgba=list(rgba))
+                        size=[PENDANT_RADIUS, length / 2, 0], pos=[0, 0, back - 0.006 * scale - length / 2], rgba=list(rgba))
     collision.assign(rod, collision.WORLD)
     return body
 

@@ -9,6 +9,9 @@ that never succeeds still earns credit for the best moment of its gate. The
 rollup S = sum(w s) / sum(w) runs over the subtasks that have episodes; a
 missing subtask is listed, not scored zero, so a run over part of the
 benchmark (the paper's teleoperation covers 8 of 12) says what it covers.
+The whole errand is scored the same way (its conjuncts are the twelve
+gates, so rho is the share of them passed) and reported beside S, not in it:
+Table III has no weight for it.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import msgspec
 import numpy as np
 
 from .bag import BAG_GLOB, GATE_PREFIX, read_bag
+from .subtasks import ERRAND
 from .weights import BY_TASK_ID, SUBTASKS, TOTAL_WEIGHT
 
 SUCCESS_SHARE = 0.5  # s = SUCCESS_SHARE * success rate + (1 - SUCCESS_SHARE) * gate progress
@@ -58,7 +62,7 @@ class SubtaskScore(_Result):
 
     key: str
     task_id: str
-    weight: float
+    weight: float | None  # None for the errand
     episodes: tuple[EpisodeScore, ...]
     success_rate: float
     clean_success_rate: float
@@ -72,13 +76,14 @@ class SubtaskScore(_Result):
 
 
 class FiatluxScore(_Result):
-    """The subtasks that have episodes, in table order, and their weighted score S."""
+    """The subtasks that have episodes, in table order, and their weighted score S; the errand apart."""
 
     subtasks: tuple[SubtaskScore, ...]
-    weighted_score: float  # S over the subtasks present
+    weighted_score: float | None  # S over the subtasks present; None without any
     weight_scored: float  # sum of their weights
     weight_total: float  # sum of all twelve
     missing: tuple[str, ...]  # task IDs without episodes: excluded, not scored zero
+    errand: SubtaskScore | None = None
 
 
 def gate_progress(gates: np.ndarray) -> float:
@@ -134,9 +139,12 @@ def score_subtask(episodes: Sequence[EpisodeScore]) -> SubtaskScore:
     if len(task_ids) != 1:
         raise ScoreError(f"a subtask is scored over episodes of one task; got {sorted(task_ids)}")
     (task_id,) = task_ids
-    if task_id not in BY_TASK_ID:
-        raise ScoreError(f"{task_id!r} is not a Fiatlux subtask")
-    subtask = BY_TASK_ID[task_id]
+    if task_id == ERRAND.name:
+        key, weight = ERRAND.key, None
+    elif task_id in BY_TASK_ID:
+        key, weight = BY_TASK_ID[task_id].key, BY_TASK_ID[task_id].weight
+    else:
+        raise ScoreError(f"{task_id!r} is not a Fiatlux subtask or the errand")
 
     def mean(values) -> float:
         return float(np.mean(list(values), dtype=np.float64))
@@ -144,9 +152,9 @@ def score_subtask(episodes: Sequence[EpisodeScore]) -> SubtaskScore:
     success_rate = mean(e.success for e in episodes)
     rho = mean(e.gate_progress for e in episodes)
     return SubtaskScore(
-        key=subtask.key,
+        key=key,
         task_id=task_id,
-        weight=subtask.weight,
+        weight=weight,
         episodes=tuple(episodes),
         success_rate=success_rate,
         clean_success_rate=mean(e.clean_success for e in episodes),
@@ -160,21 +168,24 @@ def score_subtask(episodes: Sequence[EpisodeScore]) -> SubtaskScore:
     )
 
 
-def rollup(subtasks: Sequence[SubtaskScore]) -> FiatluxScore:
+def rollup(subtasks: Sequence[SubtaskScore], errand: SubtaskScore | None = None) -> FiatluxScore:
     """S = sum(w s) / sum(w) over the subtasks given; the others are listed as missing."""
     present = {s.task_id: s for s in subtasks}
     if len(present) != len(subtasks):
         raise ScoreError("each subtask may appear once in a rollup")
-    if not present:
+    if ERRAND.name in present:
+        raise ScoreError("the errand is rolled up beside the subtasks, not among them")
+    if not present and errand is None:
         raise ScoreError("no subtask has episodes to roll up")
     ordered = tuple(present[s.task_id] for s in SUBTASKS if s.task_id in present)
     weight = math.fsum(s.weight for s in ordered)
     return FiatluxScore(
         subtasks=ordered,
-        weighted_score=math.fsum(s.weight * s.score for s in ordered) / weight,
+        weighted_score=math.fsum(s.weight * s.score for s in ordered) / weight if ordered else None,
         weight_scored=weight,
         weight_total=TOTAL_WEIGHT,
         missing=tuple(s.task_id for s in SUBTASKS if s.task_id not in present),
+        errand=errand,
     )
 
 
@@ -197,27 +208,36 @@ def score_run(results_dir: str | os.PathLike) -> FiatluxScore:
             raise ScoreError(f"{path}: {key[0]} seed {key[1]} is also in {seen[key]}; score one run per directory")
         seen[key] = path
         by_task[meta["task_id"]].append(score_episode(meta, columns))
-    return rollup([score_subtask(episodes) for episodes in by_task.values()])
+    errand = by_task.pop(ERRAND.name, None)
+    return rollup([score_subtask(episodes) for episodes in by_task.values()], errand and score_subtask(errand))
+
+
+def _row(s: SubtaskScore, label: str, weight: str) -> str:
+    return (
+        f"| {label} | {weight} | {len(s.episodes)} | {s.success_rate:.2f} "
+        f"| {s.clean_success_rate:.2f} | {s.broken_rate:.2f} | {s.dropped_rate:.2f} | {s.gate_progress:.3f} "
+        f"| {s.score:.3f} | {s.mean_control_effort:.3f} | {s.mean_episode_length:.1f} |"
+    )
 
 
 def markdown(score: FiatluxScore) -> str:
-    """The per-subtask table, then S with the subtasks it leaves out."""
+    """The per-subtask table, then S with the subtasks it leaves out; the errand's row last, outside S."""
     lines = [
         "| Subtask | Weight | Episodes | Success | Clean success | Broken | Dropped | ρ | s | Effort | Mean length |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for s in score.subtasks:
+    lines += [_row(s, f"{s.key} {BY_TASK_ID[s.task_id].name}", f"{s.weight:.2f}") for s in score.subtasks]
+    if score.errand is not None:
+        lines.append(_row(score.errand, f"Errand ({ERRAND.name}: ρ = share of the 12 gates passed)", "—"))
+    lines.append("")
+    if score.weighted_score is None:
+        lines.append("Weighted S: — (no subtask has episodes; the errand is not part of S).")
+    else:
         lines.append(
-            f"| {s.key} {BY_TASK_ID[s.task_id].name} | {s.weight:.2f} | {len(s.episodes)} | {s.success_rate:.2f} "
-            f"| {s.clean_success_rate:.2f} | {s.broken_rate:.2f} | {s.dropped_rate:.2f} | {s.gate_progress:.3f} "
-            f"| {s.score:.3f} | {s.mean_control_effort:.3f} | {s.mean_episode_length:.1f} |"
+            f"Weighted S = {score.weighted_score:.4f} over {len(score.subtasks)} of {len(SUBTASKS)} subtasks "
+            f"(weight {score.weight_scored:.2f} of {score.weight_total:.2f})."
         )
-    lines += [
-        "",
-        f"Weighted S = {score.weighted_score:.4f} over {len(score.subtasks)} of {len(SUBTASKS)} subtasks "
-        f"(weight {score.weight_scored:.2f} of {score.weight_total:.2f}).",
-    ]
-    if score.missing:
-        names = ", ".join(f"{BY_TASK_ID[t].key} {BY_TASK_ID[t].name}" for t in score.missing)
-        lines.append(f"Missing, so excluded rather than scored zero: {names}.")
+        if score.missing:
+            names = ", ".join(f"{BY_TASK_ID[t].key} {BY_TASK_ID[t].name}" for t in score.missing)
+            lines.append(f"Missing, so excluded rather than scored zero: {names}.")
     return "\n".join(lines) + "\n"

@@ -65,10 +65,13 @@ class MagneticSeat:
     occupant: str | None = None
     out_steps: int = 0
     _ids: dict = field(default_factory=dict)
+    seat_offset: float = PLUG_OFFSET  # along the socket axis from its frame (scaled with the socket)
+    plug_offsets: dict = field(default_factory=dict)  # per bulb, along its axis; PLUG_OFFSET if absent
 
     def __post_init__(self) -> None:
         self._fixture = self.model.body("fixture").id
         self._ids = {b: self.model.body(b).id for b in self.bulbs}
+        self._plug = {b: self.plug_offsets.get(b, PLUG_OFFSET) for b in self.bulbs}
 
     def reset(self, occupant: str | None) -> None:
         self.occupant, self.out_steps = occupant, 0
@@ -79,10 +82,10 @@ class MagneticSeat:
     def geometry(self, data: mujoco.MjData, bulb: str) -> SeatGeometry:
         fx = data.xmat[self._fixture].reshape(3, 3)
         axis = fx[:, 2]
-        seat = data.xpos[self._fixture] + axis * PLUG_OFFSET
+        seat = data.xpos[self._fixture] + axis * self.seat_offset
         b = self._ids[bulb]
         bx = data.xmat[b].reshape(3, 3)
-        plug = data.xpos[b] + bx[:, 2] * PLUG_OFFSET
+        plug = data.xpos[b] + bx[:, 2] * self._plug[bulb]
         d = plug - seat
         axial = float(d @ axis)
         tilt = float(np.arccos(np.clip(bx[:, 2] @ axis, -1.0, 1.0)))
@@ -125,7 +128,7 @@ class MagneticSeat:
         twist_free = omega - (omega @ bulb_axis) * bulb_axis
         torque = _cap(TILT_K * np.cross(bulb_axis, axis) - TILT_D * twist_free, TILT_CAP)
         # The force acts at the plug; xfrc_applied acts at the centre of mass.
-        plug = data.xpos[b] + bulb_axis * PLUG_OFFSET
+        plug = data.xpos[b] + bulb_axis * self._plug[self.occupant]
         torque = torque + np.cross(plug - data.xipos[b], force)
         data.xfrc_applied[b, :3] = force
         data.xfrc_applied[b, 3:] = torque

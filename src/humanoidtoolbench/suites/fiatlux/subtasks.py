@@ -1,9 +1,11 @@
-"""The twelve Fiatlux subtasks as conditions: start state, success gate, hold window, terminations.
+"""The twelve Fiatlux subtasks as conditions: start state, success gate, hold window, terminations;
+and the whole errand, which chains their gates in one episode.
 
 IDs, names and weights come from `weights.py`. A start state names where the robot
 stands, where the ladder stands, where each bulb is and what the fixture
 holds; `pinned` subtasks start without jitter. Gates are lists of conjunct
-names from `gates.py`; hold windows are in seconds at 50 Hz.
+names from `gates.py`; hold windows are in seconds at 50 Hz. An episode runs
+a condition's `stages` in order (a subtask is one stage of itself).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ _WEIGHTED = {w.key: w for w in WEIGHTED}
 
 CONTROL_HZ = 50
 HORIZON_S = 120.0
+ERRAND_HORIZON_S = 1440.0  # the paper's whole task as one flat episode: 72,000 steps
 
 # Terminations beside the shared fall rule, checked in this order after success.
 TIPPED, DROPPED, CRUSHED, UNSEATED = "ladder_tipped", "dropped", "crushed", "bulb_unseated"
@@ -65,6 +68,10 @@ class FiatluxTask:
     @property
     def max_steps(self) -> int:
         return round(HORIZON_S * CONTROL_HZ)
+
+    @property
+    def stages(self) -> tuple[FiatluxTask, ...]:
+        return (self,)
 
 
 def _s(key, text, start, gate, hold_s=0.0, terminations=(), drops=()):
@@ -118,3 +125,62 @@ TASKS: tuple[FiatluxTask, ...] = (
        ("descended", "fresh_bulb_seated_tight", "standing", "ladder_vertical"), 0.0, (TIPPED, UNSEATED)),
 )
 BY_KEY = {t.key: t for t in TASKS}
+
+
+@dataclass(frozen=True)
+class FiatluxErrand:
+    """The whole errand in one episode, from S01's start: each subtask's gate in turn, under that
+    subtask's hold window and terminations, until the last one holds.
+
+    Its own gate is the chain: one conjunct per stage, true once that stage's
+    gate has held (and true from then on), so gate progress is the share of
+    the twelve gates passed. A bulb floor applies only while a stage that has
+    it runs (the old bulb goes into the crate on purpose); the fresh bulb's
+    0.4 m floor holds throughout, since no stage puts it down below that.
+    """
+
+    suite: ClassVar[str] = "fiatlux"
+    key: str = "ERRAND"
+    stages: tuple[FiatluxTask, ...] = TASKS
+    instruction_text: str = ("Replace the light bulb: move the ladder under the fixture, climb it, take out the old bulb, "
+                             "put it in the crate, then fetch the new bulb, climb up, screw it in and climb down.")
+
+    @property
+    def name(self) -> str:
+        return "FIATLUX-Replace-v0"
+
+    @property
+    def env_id(self) -> str:
+        return self.name
+
+    @property
+    def instruction(self) -> str:
+        return self.instruction_text
+
+    @property
+    def start(self) -> Start:
+        return self.stages[0].start
+
+    @property
+    def gate(self) -> tuple[str, ...]:
+        return tuple(stage_flag(t) for t in self.stages)
+
+    @property
+    def drop_floors(self) -> tuple[tuple[str, float], ...]:
+        return (FRESH_FLOOR,)
+
+    @property
+    def weight(self) -> float | None:
+        return None  # not a Table III row; scored beside the subtasks, never in S
+
+    @property
+    def max_steps(self) -> int:
+        return round(ERRAND_HORIZON_S * CONTROL_HZ)
+
+
+def stage_flag(task: FiatluxTask) -> str:
+    """The errand's conjunct for one stage: its gate has held."""
+    return f"{task.key}_passed"
+
+
+ERRAND = FiatluxErrand()

@@ -1,5 +1,9 @@
 """The Fiatlux suite behind the Suite seam: twelve subtasks on the free G1, bags scored offline.
 
+The whole errand (`FIATLUX-Replace-v0`, 72,000 steps) is a named-only
+condition: it runs when named and stays out of `fiatlux:all`, the paper's
+protocol of the twelve subtasks.
+
 Importing this module loads no simulator: the episode is imported when one is
 made. A request carries the head image, the lidar scan, the state vector of
 `observation.py`, the instruction and the reset flag; actions follow
@@ -11,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import FELL, SUCCESS, TIMEOUT, Cameras, StandardProtocol, Suite
-from .subtasks import BY_KEY, CRUSHED, DROPPED, TASKS, TIPPED, UNSEATED, FiatluxTask
+from .subtasks import BY_KEY, CRUSHED, DROPPED, ERRAND, TASKS, TIPPED, UNSEATED, FiatluxErrand, FiatluxTask
 
 IMAGE_KEY = "rgb_head"
 CAMERA = "head_d435"
@@ -31,9 +35,17 @@ class Fiatlux(Suite):
     def conditions(self) -> tuple[FiatluxTask, ...]:
         return TASKS
 
+    @property
+    def named_only(self) -> tuple[FiatluxErrand, ...]:
+        return (ERRAND,)
+
+    def budget(self, condition: FiatluxTask | FiatluxErrand) -> int:
+        return condition.max_steps
+
     def parse(self, text: str) -> FiatluxTask | None:
-        """A full ID (case-insensitive) or its short key, e.g. `S03`."""
-        return BY_KEY.get(text.strip().upper()) or super().parse(text)
+        """A full ID (case-insensitive) or its short key, e.g. `S03` or `ERRAND`."""
+        key = text.strip().upper()
+        return BY_KEY.get(key) or (ERRAND if key == ERRAND.key else None) or super().parse(text)
 
     def make_episode(self, condition: FiatluxTask, seed: int, controller, detail: str):
         from .episode import FiatluxEpisode
@@ -50,7 +62,7 @@ class Fiatlux(Suite):
         }
 
     def register_gymnasium(self, gymnasium) -> None:
-        for task in TASKS:
+        for task in self.listed:
             if task.env_id not in gymnasium.registry:
                 gymnasium.register(
                     id=task.env_id,
@@ -64,13 +76,17 @@ class Fiatlux(Suite):
 
         return [BagSink(episode, run_dir, seed)]
 
-    def summary_fields(self, condition: FiatluxTask) -> dict:
+    def summary_fields(self, condition: FiatluxTask | FiatluxErrand) -> dict:
         return {"subtask": condition.key, "weight": condition.weight}
 
-    def failure_cause(self, condition: FiatluxTask, summary: dict) -> str:
+    def failure_cause(self, condition: FiatluxTask | FiatluxErrand, summary: dict) -> str:
+        ever = summary.get("ever_true", {})
+        if isinstance(condition, FiatluxErrand):
+            passed = sum(bool(ever.get(f"gate_{c}")) for c in condition.gate)
+            stage = condition.stages[int((summary.get("final_metrics") or {}).get("stage", 1)) - 1]
+            return f"{summary.get('outcome', 'unknown')} in {stage.key} after {passed} of {len(condition.gate)} gates"
         if summary.get("outcome") not in (None, TIMEOUT):
             return summary["outcome"]
-        ever = summary.get("ever_true", {})
         missing = [c for c in condition.gate if not ever.get(f"gate_{c}")]
         return "never held: " + ", ".join(missing) if missing else "gate not held together long enough"
 
