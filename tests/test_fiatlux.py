@@ -428,12 +428,16 @@ def test_scaled_props_reset_without_penetration_with_seated_bulbs_on_the_seat():
 
 # -- image features ---------------------------------------------------------------------------------
 
-# Run in a fresh process: torch imported after Mesa's EGL has rendered (as this process has) crashes.
+# In a fresh process, to see that the suite never imports torch unasked; the plain environment renders
+# before the encoder loads torch, which must not crash (Triton is kept out).
 FEATURES = """
 import json, sys
 import numpy as np
 import gymnasium
 import humanoidtoolbench
+plain = gymnasium.make("FIATLUX-S07-ApproachNewBulb-v0")
+plain.reset(seed=1)
+plain.close()
 assert "torch" not in sys.modules  # the suite and its environments never import it unasked
 env = gymnasium.make("FIATLUX-S07-ApproachNewBulb-v0", image_features=True)
 a = [env.reset(seed=s)[0] for s in (1, 1, 2)]

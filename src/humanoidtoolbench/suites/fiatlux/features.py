@@ -7,8 +7,8 @@ never downloaded. Without them the network keeps seeded random weights, and
 `weights` says so, so a result never passes random features off as
 pretrained ones.
 
-Make the encoder before anything renders in the process: torch imported after
-Mesa's EGL has loaded its LLVM crashes (in triton).
+Triton is kept out of the process first (`policies.model.keep_triton_out`):
+imported after Mesa's EGL has rendered, it crashes the process.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+
+from ...policies.model import keep_triton_out
 
 FEATURE_DIM = 512
 RANDOM_SEED = 0
@@ -30,6 +32,7 @@ class ImageEncoder:
     """uint8 (H, W, 3) RGB in, float32 (512,) out: ResNet-18 up to its global average pool, on the CPU."""
 
     def __init__(self) -> None:
+        keep_triton_out()
         try:
             import torch
             from torchvision.models import ResNet18_Weights, resnet18
