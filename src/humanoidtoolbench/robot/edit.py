@@ -77,7 +77,8 @@ def edit_robot(
         j.actgravcomp = int(variant.gravity_compensation)
         act = spec.add_actuator(name=row.name.removesuffix("_joint"), target=row.name)
         act.trntype = mujoco.mjtTrn.mjTRN_JOINT
-        act.set_to_position(kp=row.kp, kv=row.kd)
+        kp, kd = variant.leg_servo if variant.leg_servo and row.group == "leg" else (row.kp, row.kd)
+        act.set_to_position(kp=kp, kv=kd)
         act.ctrlrange = [row.lo, row.hi]
         act.ctrllimited = mujoco.mjtLimited.mjLIMITED_TRUE
         act.forcerange = [-row.effort, row.effort]

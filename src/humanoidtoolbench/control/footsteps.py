@@ -1,0 +1,175 @@
+"""Footstep planner and walking schedule: from a body velocity command to feet and a ZMP reference.
+
+Planar poses are (x, y, yaw) arrays. The planner advances a virtual body
+frame by the commanded displacement once per step and lands the swing foot
+at that frame's side of the stance width, so forward, lateral, backward and
+turning steps come from one rule. The ZMP reference sits at the stance
+foot's support centre in single support and moves linearly between supports
+in double support. `preview` runs a copy of the schedule forward under the
+current command: the reference the preview controller sees is the one the
+feet will follow while the command holds.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+SIDES = ("left", "right")
+HALF_WIDTH = 0.1185  # m: ankle to body centre line in the home stance
+SUPPORT_X = 0.035  # m: centre of a foot's contact spheres ahead of its ankle
+AT_REST = (0.01, 0.02)  # m, rad: feet this close to their home placement need no more steps
+
+
+@dataclass(frozen=True)
+class Timing:
+    single: float = 0.4  # s of single support per step
+    double: float = 0.1  # s of double support between steps
+    first: float = 0.3  # s shifting the weight onto the first stance foot
+    last: float = 0.3  # s shifting it back to the centre after the last step
+    swing_height: float = 0.06  # m
+    max_step: tuple = (0.22, 0.14, 0.4)  # per-step |dx|, |dy| (m) and |dyaw| (rad)
+
+    @property
+    def step(self) -> float:
+        return self.single + self.double
+
+
+def other(side: str) -> str:
+    return "right" if side == "left" else "left"
+
+
+def rot(yaw: float, v) -> np.ndarray:
+    c, s = math.cos(yaw), math.sin(yaw)
+    return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
+
+
+def wrap(a: float) -> float:
+    return (a + math.pi) % (2 * math.pi) - math.pi
+
+
+def foot_home(body: np.ndarray, side: str) -> np.ndarray:
+    """Where a foot stands beside the body frame."""
+    sign = 1.0 if side == "left" else -1.0
+    xy = body[:2] + rot(body[2], (0.0, sign * HALF_WIDTH))
+    return np.array([xy[0], xy[1], body[2]])
+
+
+def support_point(foot: np.ndarray) -> np.ndarray:
+    return foot[:2] + rot(foot[2], (SUPPORT_X, 0.0))
+
+
+def _smooth(s: float) -> float:
+    """Minimum-jerk blend, 0 -> 1 with zero velocity and acceleration at both ends."""
+    s = min(max(s, 0.0), 1.0)
+    return s * s * s * (10 - 15 * s + 6 * s * s)
+
+
+@dataclass
+class Schedule:
+    """The walking state: planted feet, the virtual body frame, and the current phase."""
+
+    timing: Timing
+    body: np.ndarray
+    feet: dict = field(default_factory=dict)
+    phase: str = "stand"  # stand | double | single
+    t: float = 0.0
+    duration: float = 0.0
+    swing: str = "left"  # the foot swinging (single) or about to swing (double)
+    from_stand: bool = False  # this double support started from standing
+    to_stand: bool = False  # this double support ends standing
+    goal: np.ndarray | None = None  # swing foot landing pose
+
+    @classmethod
+    def standing(cls, timing: Timing, body: np.ndarray) -> "Schedule":
+        b = np.asarray(body, float)
+        return cls(timing, b.copy(), {s: foot_home(b, s) for s in SIDES})
+
+    # -- planning ------------------------------------------------------
+    def _displacement(self, velocity, walking: bool) -> np.ndarray:
+        if not walking:
+            return np.zeros(3)
+        lim = np.array(self.timing.max_step)
+        return np.clip(np.asarray(velocity, float) * self.timing.step, -lim, lim)
+
+    def _at_rest(self) -> bool:
+        for s in SIDES:
+            home = foot_home(self.body, s)
+            if np.hypot(*(self.feet[s][:2] - home[:2])) > AT_REST[0] or abs(wrap(self.feet[s][2] - home[2])) > AT_REST[1]:
+                return False
+        return True
+
+    @staticmethod
+    def _first_swing(velocity) -> str:
+        vx, vy, wz = velocity
+        if abs(vy) > 1e-6:
+            return "left" if vy > 0 else "right"
+        return "right" if wz < 0 else "left"
+
+    def advance(self, dt: float, velocity, walking: bool) -> None:
+        """Move the schedule on by dt under the body velocity command (vx, vy, yaw rate) in the body frame."""
+        tm = self.timing
+        if self.phase == "stand":
+            if not walking:
+                return
+            self.phase, self.t, self.duration = "double", 0.0, tm.first
+            self.swing, self.from_stand, self.to_stand = self._first_swing(velocity), True, False
+            return
+        self.t += dt
+        if self.t < self.duration - 1e-9:
+            return
+        if self.phase == "single":
+            self.feet[self.swing] = self.goal
+            self.swing = other(self.swing)
+            self.to_stand = not walking and self._at_rest()
+            self.phase, self.t, self.duration, self.from_stand = "double", 0.0, tm.last if self.to_stand else tm.double, False
+        elif self.to_stand:
+            self.phase, self.t = "stand", 0.0
+        else:
+            d = self._displacement(velocity, walking)
+            self.body = np.array([*(self.body[:2] + rot(self.body[2], d[:2])), wrap(self.body[2] + d[2])])
+            self.goal = foot_home(self.body, self.swing)
+            self.phase, self.t, self.duration = "single", 0.0, tm.single
+
+    # -- references ----------------------------------------------------
+    def centre(self) -> np.ndarray:
+        return (support_point(self.feet["left"]) + support_point(self.feet["right"])) / 2
+
+    def zmp(self) -> np.ndarray:
+        if self.phase == "stand":
+            return self.centre()
+        if self.phase == "single":
+            return support_point(self.feet[other(self.swing)])
+        start = self.centre() if self.from_stand else support_point(self.feet[self.swing])
+        end = self.centre() if self.to_stand else support_point(self.feet[other(self.swing)])
+        s = self.t / self.duration
+        return start + (end - start) * min(max(s, 0.0), 1.0)
+
+    def foot(self, side: str) -> tuple[np.ndarray, float]:
+        """A foot's planar pose and its lift above the floor now."""
+        if self.phase != "single" or side != self.swing:
+            return self.feet[side], 0.0
+        s = self.t / self.duration
+        b = _smooth(s)
+        start = self.feet[side]
+        pose = np.array([*(start[:2] + (self.goal[:2] - start[:2]) * b), start[2] + wrap(self.goal[2] - start[2]) * b])
+        lift = self.timing.swing_height * 0.5 * (1 - math.cos(2 * math.pi * min(max(s, 0.0), 1.0)))
+        return pose, lift
+
+    def heading(self) -> float:
+        """The pelvis yaw between the two feet's yaws."""
+        l, r = self.foot("left")[0][2], self.foot("right")[0][2]
+        return wrap(r + wrap(l - r) / 2)
+
+    def preview(self, dt: float, steps: int, velocity, walking: bool) -> np.ndarray:
+        """ZMP reference now and for `steps` periods ahead under a held command: (steps + 1, 2)."""
+        ghost = copy.deepcopy(self)
+        out = np.empty((steps + 1, 2))
+        out[0] = ghost.zmp()
+        for i in range(1, steps + 1):
+            ghost.advance(dt, velocity, walking)
+            out[i] = ghost.zmp()
+        return out
