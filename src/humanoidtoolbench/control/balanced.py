@@ -12,7 +12,7 @@ from ..robot import assets
 from ..robot.joints import BY_NAME, LEG_JOINTS, PELVIS
 from .base import BasePose, Controller
 from .decoupled_v1 import JOINT_SLOTS, Command
-from .footsteps import Schedule, Timing, support_point, wrap
+from .footsteps import Schedule, Timing, rot, support_point, wrap
 from .gait import FOOT_Y, leg_ik
 from .preview import PreviewCoM
 from .wholebody import FEET, StaticFeedforward, WholeBodyIK
@@ -20,14 +20,47 @@ from .wholebody import FEET, StaticFeedforward, WholeBodyIK
 ROOT = "floating_base_joint"
 SOLE_DROP = 0.035  # ankle-roll origin above the floor when the foot is flat
 SUPPORT_X = 0.035  # centre of the foot's contact spheres ahead of the ankle
+COP_BOX = (0.06, 0.02)
+MAX_TILT = 0.15  # rad: the largest foot tilt the admittance may command  # how far a foot's centre of pressure may leave its support point (m)
+
+
+def swing_zmp_shift(zmp, centre, feet, dt, mass_ratio, com_height, swing_z):
+    """How far the swinging legs, lumped at their feet, move the whole robot's ZMP from the one
+    the CoM alone would give (a two-mass model per leg; the CoM itself follows the plan).
+    `feet` is (samples, 2, 3): both feet's positions over the horizon."""
+    acc = np.zeros_like(feet)
+    acc[1:-1] = (feet[2:] - 2 * feet[1:-1] + feet[:-2]) / (dt * dt)
+    com = ((zmp + centre) / 2)[:, None, :]  # the CoM lies between the stance foot and the middle of the feet
+    lever = com_height - (swing_z + feet[:, :, 2])
+    shift = acc[:, :, :2] * lever[:, :, None] + (feet[:, :, :2] - com) * acc[:, :, 2:3]
+    return mass_ratio * shift.sum(axis=1) / 9.81
 
 
 class BalancedController(Controller):
     name = "balanced"
     variant = "balanced"
+    physics_step_hook = True
 
     def __init__(self) -> None:
         self.feedforward = True
+        self.dcm_gain = 0.0
+        self.com_gain = (0.0, 0.0)
+        self.anchor = False
+        self.admittance = 0.0
+        self.tilt_leak = 1.0
+        self.ankle_gains = None
+        self.leg_gains = None
+        self.foot_contact = None
+        self.dynamic_ff = True
+        self.blend = (0.0, 0.0)
+        self.zmp_gain = 0.0
+        self.zmp_leak = 4.0
+        self.interpolate = False
+        self.swing_mass = 0.0
+        self.step_gain = 0.5
+        self.wide_feet = None
+        self.swing_z = 0.0
+        self.velocity_ff = True
 
     def edit_robot_spec(self, spec: mujoco.MjSpec) -> None:
         pass
@@ -54,7 +87,31 @@ class BalancedController(Controller):
         self._qmap = np.array(idx)
         self._ik_leg_qpos = np.array([ik_model.jnt_qposadr[ik_model.joint(n).id] for s in LEG_JOINTS for n in LEG_JOINTS[s]])
         self._model = model
+        self._foot_geom_side = {g: s for s in FEET for g in range(model.ngeom) if model.geom_bodyid[g] == model.body(FEET[s]).id}
+        self._foot_body = {s: model.body(FEET[s]).id for s in FEET}
+        if self.leg_gains:
+            for a in self._leg_act:
+                model.actuator_gainprm[a, 0] = self.leg_gains[0]
+                model.actuator_biasprm[a, 1] = -self.leg_gains[0]
+                model.actuator_biasprm[a, 2] = -self.leg_gains[1]
+        if self.ankle_gains:
+            for a in self._leg_act[[4, 5, 10, 11]]:
+                model.actuator_gainprm[a, 0] = self.ankle_gains[0]
+                model.actuator_biasprm[a, 1] = -self.ankle_gains[0]
+                model.actuator_biasprm[a, 2] = -self.ankle_gains[1]
+        if self.wide_feet:
+            for side in FEET:
+                gs = [g for g in range(model.ngeom) if model.geom_bodyid[g] == model.body(FEET[side]).id and model.geom_type[g] == mujoco.mjtGeom.mjGEOM_SPHERE]
+                for g in gs:
+                    x, y, z = model.geom_pos[g]
+                    model.geom_pos[g] = (self.wide_feet[0] if x < 0 else self.wide_feet[1], np.sign(y) * self.wide_feet[2], z)
+        if self.foot_contact:
+            for g in range(model.ngeom):
+                if model.geom_bodyid[g] in (model.body(FEET['left']).id, model.body(FEET['right']).id):
+                    model.geom_solref[g] = self.foot_contact[0]
+                    model.geom_solimp[g, :3] = self.foot_contact[1]
         self._leg_kp = model.actuator_gainprm[self._leg_act, 0].copy()
+        self._leg_kd = -model.actuator_biasprm[self._leg_act, 2].copy()
         feet = {model.body(FEET["left"]).id: 0, model.body(FEET["right"]).id: 1}
         self._foot_geom = {g: feet[int(model.geom_bodyid[g])] for g in range(model.ngeom) if int(model.geom_bodyid[g]) in feet}
         self._slot_lo = np.array([BY_NAME[n].lo for n in JOINT_SLOTS])
@@ -90,6 +147,9 @@ class BalancedController(Controller):
         self.schedule = Schedule.standing(Timing(), np.array([mid[0], mid[1], spawn.yaw]))
         self.com = PreviewCoM(0.02)
         self.com.reset(self.schedule.centre())
+        self._last_com = None
+        self._tilt = {s: np.zeros(2) for s in FEET}
+        self._dcom = np.zeros((2, 2))
         for _ in range(30):
             q = ik.solve(upper, feet, self._support_centre(), self.height, self.yaw, 0.02)
         ik.set_q(q)
@@ -97,6 +157,9 @@ class BalancedController(Controller):
         data.qvel[:] = 0.0
         data.ctrl[self._leg_act] = q[self._ik_leg_qpos]
         data.ctrl[self._slot_act] = upper
+        mujoco.mj_kinematics(self._model, data)
+        mujoco.mj_comPos(self._model, data)
+        self._last_com = data.subtree_com[self._pelvis, :2].copy()
 
     def _support_centre(self) -> np.ndarray:
         pts = []
@@ -115,24 +178,114 @@ class BalancedController(Controller):
             err = wrap(cmd.target_yaw - sch.body[2])
             wz = float(np.clip(err / 0.5, -1.0, 1.0)) if abs(err) > 0.01 else 0.0
         vel = (cmd.vx, cmd.vy, wz) if walking else (0.0, 0.0, 0.0)
-        ref = sch.preview(dt, self.com.steps, vel, walking)
-        self.com.step(ref, self.height - 0.07)
+        ref, centre, swing = sch.preview(dt, self.com.steps, vel, walking)
+        zc = self.height - 0.07
+        if self.swing_mass:
+            ref = ref - swing_zmp_shift(ref, centre, swing, dt, self.swing_mass / self.ff.mass, zc, self.swing_z)
+        com = data.subtree_com[self._pelvis, :2].copy()
+        com_vel = (com - self._last_com) / dt
+        self._last_com = com
+        omega = math.sqrt(9.81 / zc)
+        dcm_error = (com + com_vel / omega) - (self.com.position + self.com.velocity / omega)
+        zmp = ref[0] + self.dcm_gain * dcm_error
+        share, cop = self._distribute(zmp)
+        self._plan_com, self._plan_vel = self.com.position, self.com.velocity
+        self.com.step(ref, self.height - 0.07, (com, com_vel), self.blend)
+        if self.step_gain and sch.phase == "single":
+            stance = "right" if sch.swing == "left" else "left"
+            real = com + com_vel / omega - self._measured_foot(data, stance)[:2]
+            plan = self._plan_com + self._plan_vel / omega - sch.feet[stance][:2]
+            sch.adjust_landing(self.step_gain * (real - plan))
+        before = sch.phase
         sch.advance(dt, vel, walking)
+        if self.anchor and before == "single" and sch.phase != "single":
+            landed = "right" if sch.swing == "left" else "left"
+            sch.feet[landed] = self._measured_foot(data, landed)
+        measured = self._measured_cops(data)
         feet = {}
         for side in FEET:
             pose, lift = sch.foot(side)
+            tilt = self._tilt[side]
+            force, cop_m = measured[side]
+            if share[side] > 0.0 and force > 20.0 and lift == 0.0:
+                err = rot(-pose[2], cop[side] - cop_m)  # foot frame: desired minus measured CoP
+                tilt[0] += dt * self.admittance * -err[1] * force
+                tilt[1] += dt * self.admittance * err[0] * force
+            tilt -= tilt * min(dt / self.tilt_leak, 1.0)
+            np.clip(tilt, -MAX_TILT, MAX_TILT, out=tilt)
             feet[side] = mink.SE3.from_rotation_and_translation(
-                mink.SO3.from_rpy_radians(0.0, 0.0, pose[2]), np.array([pose[0], pose[1], SOLE_DROP + lift])
+                mink.SO3.from_rpy_radians(tilt[0], tilt[1], pose[2]), np.array([pose[0], pose[1], SOLE_DROP + lift])
             )
         self.feet = feet
-        q = self.ik.solve(upper, feet, self.com.position, self.height, sch.heading(), dt)
+        total = sum(measured[sd][0] for sd in FEET)
+        if total > 50.0 and self.zmp_gain:
+            p_m = sum(measured[sd][0] * measured[sd][1] for sd in FEET) / total
+            dz = self._dcom
+            acc = self.zmp_gain * omega**2 * (p_m - zmp) - self.zmp_leak**2 * dz[0] - 2 * self.zmp_leak * dz[1]
+            dz[1] += acc * dt
+            dz[0] += dz[1] * dt
+        com_target = self.com.position + self._dcom[0] - self.com_gain[0] * (com - self._plan_com) - self.com_gain[1] * (com_vel - self._plan_vel)
+        q = self.ik.solve(upper, feet, com_target, self.height, sch.heading(), dt)
         target = q[self._ik_leg_qpos]
+        if self.velocity_ff:
+            target = target + self._leg_kd * self.ik.velocity[self._ik_leg_dof] / self._leg_kp
         if self.feedforward:
-            load_left = self._load_left(data)
-            tau = self.ff.torques(q, load_left)[self._ik_leg_dof]
+            tau = self.ff.torques(q, share, cop, self.com.x[2] if self.dynamic_ff else (0.0, 0.0))[self._ik_leg_dof]
             target = target + tau / self._leg_kp
-        data.ctrl[self._leg_act] = target
+        if self.interpolate:
+            self._from = data.ctrl[self._leg_act].copy()
+            self._to = target
+            self._sub = 0
+        else:
+            data.ctrl[self._leg_act] = target
         data.ctrl[self._slot_act] = upper
+
+    def before_physics_step(self, data: mujoco.MjData) -> None:
+        if not self.interpolate:
+            return
+        self._sub += 1
+        data.ctrl[self._leg_act] = self._from + (self._to - self._from) * min(self._sub / 4.0, 1.0)
+
+    def _distribute(self, zmp: np.ndarray) -> tuple[dict, dict]:
+        """Each supporting foot's share of the weight and its centre of pressure for a desired ZMP."""
+        sch = self.schedule
+        pts = {s: support_point(sch.feet[s]) for s in ("left", "right")}
+        if sch.phase == "single":
+            stance = "right" if sch.swing == "left" else "left"
+            share = {stance: 1.0, sch.swing: 0.0}
+        else:
+            seg = pts["right"] - pts["left"]
+            t = float(np.clip(np.dot(zmp - pts["left"], seg) / max(float(np.dot(seg, seg)), 1e-9), 0.0, 1.0))
+            share = {"left": 1.0 - t, "right": t}
+        line = pts["left"] * share["left"] + pts["right"] * share["right"]
+        offset = zmp - line
+        cop = {}
+        for s, foot in sch.feet.items():
+            local = rot(-foot[2], offset)
+            local = np.clip(local, -np.array(COP_BOX), COP_BOX)
+            cop[s] = pts[s] + rot(foot[2], local)
+        return share, cop
+
+    def _measured_foot(self, data: mujoco.MjData, side: str) -> np.ndarray:
+        """A foot's planar pose in the world, as the robot's odometry would put it."""
+        b = self._foot_body[side]
+        xmat = data.xmat[b].reshape(3, 3)
+        return np.array([data.xpos[b, 0], data.xpos[b, 1], math.atan2(xmat[1, 0], xmat[0, 0])])
+
+    def _measured_cops(self, data: mujoco.MjData) -> dict:
+        """Per foot: the floor's normal force (N) and the centre of pressure (world xy), as sole sensors read them."""
+        f = np.zeros(6)
+        acc = {s: [0.0, np.zeros(2)] for s in FEET}
+        for i in range(data.ncon):
+            con = data.contact[i]
+            side = self._foot_geom_side.get(int(con.geom1)) or self._foot_geom_side.get(int(con.geom2))
+            if side is None:
+                continue
+            mujoco.mj_contactForce(self._model, data, i, f)
+            normal = f[0] * abs(con.frame[2])
+            acc[side][0] += normal
+            acc[side][1] += normal * con.pos[:2]
+        return {s: (n, m / n if n > 1e-6 else np.zeros(2)) for s, (n, m) in acc.items()}
 
     def _load_left(self, data: mujoco.MjData) -> float:
         """Fraction of the floor's normal force under the left foot, as foot force sensors would read."""

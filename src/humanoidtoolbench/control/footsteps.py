@@ -82,6 +82,7 @@ class Schedule:
     from_stand: bool = False  # this double support started from standing
     to_stand: bool = False  # this double support ends standing
     goal: np.ndarray | None = None  # swing foot landing pose
+    _landing_offset: np.ndarray = field(default_factory=lambda: np.zeros(2))
 
     @classmethod
     def standing(cls, timing: Timing, body: np.ndarray) -> "Schedule":
@@ -132,7 +133,21 @@ class Schedule:
             d = self._displacement(velocity, walking)
             self.body = np.array([*(self.body[:2] + rot(self.body[2], d[:2])), wrap(self.body[2] + d[2])])
             self.goal = foot_home(self.body, self.swing)
+            self._landing_offset = np.zeros(2)
             self.phase, self.t, self.duration = "single", 0.0, tm.single
+
+    def adjust_landing(self, offset: np.ndarray, window: float = 0.6, limit: float = 0.08) -> None:
+        """Move the swing foot's landing point (and the body frame with it) by `offset` (world xy),
+        while the swing is in its first `window` fraction: capture-point stepping."""
+        if self.phase != "single" or self.t > window * self.duration:
+            return
+        offset = np.clip(offset, -limit, limit)
+        nominal = foot_home(self.body, self.swing)
+        goal = nominal.copy()
+        goal[:2] += offset - self._landing_offset
+        self.body[:2] += offset - self._landing_offset
+        self._landing_offset = offset.copy()
+        self.goal = np.array([goal[0], goal[1], self.goal[2]])
 
     # -- references ----------------------------------------------------
     def centre(self) -> np.ndarray:
@@ -164,12 +179,23 @@ class Schedule:
         l, r = self.foot("left")[0][2], self.foot("right")[0][2]
         return wrap(r + wrap(l - r) / 2)
 
-    def preview(self, dt: float, steps: int, velocity, walking: bool) -> np.ndarray:
-        """ZMP reference now and for `steps` periods ahead under a held command: (steps + 1, 2)."""
-        ghost = copy.deepcopy(self)
-        out = np.empty((steps + 1, 2))
-        out[0] = ghost.zmp()
-        for i in range(1, steps + 1):
-            ghost.advance(dt, velocity, walking)
-            out[i] = ghost.zmp()
+    def feet_positions(self) -> np.ndarray:
+        """Both feet's positions (x, y, lift), left then right: (2, 3)."""
+        out = np.empty((2, 3))
+        for i, side in enumerate(SIDES):
+            pose, lift = self.foot(side)
+            out[i] = pose[0], pose[1], lift
         return out
+
+    def preview(self, dt: float, steps: int, velocity, walking: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Under a held command, now and `steps` periods ahead: the ZMP reference (steps + 1, 2),
+        the centre between the feet (steps + 1, 2) and both feet's positions (steps + 1, 2, 3)."""
+        ghost = copy.deepcopy(self)
+        zmp = np.empty((steps + 1, 2))
+        centre = np.empty((steps + 1, 2))
+        foot = np.empty((steps + 1, 2, 3))
+        for i in range(steps + 1):
+            if i:
+                ghost.advance(dt, velocity, walking)
+            zmp[i], centre[i], foot[i] = ghost.zmp(), ghost.centre(), ghost.feet_positions()
+        return zmp, centre, foot

@@ -80,42 +80,48 @@ class WholeBodyIK:
             self.feet[side].set_target(pose)
         self.com.set_target(np.array([com_xy[0], com_xy[1], 0.0]))
         self.pelvis.set_target(mink.SE3.from_rotation_and_translation(mink.SO3.from_rpy_radians(0.0, 0.0, pelvis_yaw), np.array([0.0, 0.0, pelvis_z])))
+        start = self.cfg.q.copy()
         for _ in range(iterations):
             v = mink.solve_ik(self.cfg, self.tasks, dt, SOLVER, damping=self.damping, limits=self.limits, constraints=[self.freeze])
             self.cfg.integrate_inplace(v, dt)
+        self.velocity = np.zeros(self.model.nv)
+        mujoco.mj_differentiatePos(self.model, self.velocity, dt, start, self.cfg.q)
         return self.cfg.q
 
 
 class StaticFeedforward:
-    """Joint torques that hold the control robot's pose against gravity on its feet.
+    """Joint torques that hold the control robot's pose on its feet with chosen centres of pressure.
 
-    The feet's wrenches balance the floating base exactly (six equations) and are
-    shared between the feet in proportion to `load` (the fraction on the left
-    foot, from where the ZMP reference lies); the joint torques are then the
-    gravity torques minus what the floor carries through each leg.
+    Each foot carries `share` of the robot's weight through the floor at `cop`
+    (a world point on the floor); the wrench this puts on the ankle, less the
+    gravity torques, is what each joint must supply. The ankles' part is the
+    torque that places the centre of pressure; the rest of the leg holds the load.
     """
 
     def __init__(self, model: mujoco.MjModel) -> None:
         self.model = model
         self.data = mujoco.MjData(model)
-        self.bodies = [model.body(FEET[s]).id for s in ("left", "right")]
-        self._jac = np.zeros((6, model.nv))
+        self.bodies = {s: model.body(FEET[s]).id for s in ("left", "right")}
+        self._jacp = np.zeros((3, model.nv))
+        self._jacr = np.zeros((3, model.nv))
         self._bias = np.zeros(model.nv)
+        self.mass = float(model.body_subtreemass[1])
 
-    def torques(self, q: np.ndarray, load_left: float) -> np.ndarray:
+    def torques(self, q: np.ndarray, share: dict, cop: dict, com_acc=(0.0, 0.0)) -> np.ndarray:
         m, d = self.model, self.data
         d.qpos[:] = q
         d.qvel[:] = 0.0
         mujoco.mj_kinematics(m, d)
         mujoco.mj_comPos(m, d)
         mujoco.mj_rne(m, d, 0, self._bias)
-        jacs = []
-        for b in self.bodies:
-            mujoco.mj_jacBody(m, d, self._jac[:3], self._jac[3:], b)
-            jacs.append(self._jac.copy())
-        J = np.vstack(jacs)  # (12, nv)
-        share = np.clip(load_left, 0.0, 1.0)
-        w = np.repeat([max(share, 1e-3), max(1.0 - share, 1e-3)], 6)
-        A = J[:, :6].T  # base rows: the wrenches must carry the whole robot
-        f = w * (A.T @ np.linalg.solve((A * w) @ A.T, self._bias[:6]))
-        return self._bias - J.T @ f
+        tau = self._bias.copy()
+        # The floor pushes back the robot's weight and accelerates its CoM as planned.
+        weight = self._bias[:3] + self.mass * np.array([com_acc[0], com_acc[1], 0.0])
+        for side, body in self.bodies.items():
+            if share[side] <= 0.0:
+                continue
+            force = share[side] * weight
+            torque = np.cross(np.array([cop[side][0], cop[side][1], 0.0]) - d.xpos[body], force)
+            mujoco.mj_jacBody(m, d, self._jacp, self._jacr, body)
+            tau -= self._jacp.T @ force + self._jacr.T @ torque
+        return tau
