@@ -12,10 +12,10 @@ from ..robot import assets
 from ..robot.joints import BY_NAME, LEG_JOINTS, PELVIS
 from .base import BasePose, Controller
 from .decoupled_v1 import JOINT_SLOTS, Command
-from .footsteps import Schedule, Timing, rot, support_point, wrap
+from .footsteps import Schedule, Timing, other as other_side, rot, support_point, wrap
 from .gait import FOOT_Y, leg_ik
 from .preview import PreviewCoM
-from .wholebody import FEET, StaticFeedforward, WholeBodyIK
+from .wholebody import FEET, StaticFeedforward, Weights, WholeBodyIK
 
 ROOT = "floating_base_joint"
 SOLE_DROP = 0.035  # ankle-roll origin above the floor when the foot is flat
@@ -46,6 +46,11 @@ class BalancedController(Controller):
         self.dcm_gain = 0.0
         self.com_gain = (0.0, 0.0)
         self.anchor = False
+        self.closed_loop = 0.0
+        self.flatten = 0.0
+        self.place_gain = 0.0
+        self.ik_weights = Weights()
+        self.anchor_gain = 1.0
         self.admittance = 0.0
         self.tilt_leak = 1.0
         self.ankle_gains = None
@@ -56,11 +61,17 @@ class BalancedController(Controller):
         self.zmp_gain = 0.0
         self.zmp_leak = 4.0
         self.interpolate = False
-        self.swing_mass = 0.0
-        self.step_gain = 0.5
-        self.wide_feet = None
+        self.swing_mass = 3.0
+        self.step_gain = 1.3
+        self.cp_growth = False
+        self.step_window = 0.6
+        self.step_limit = 0.08
+        self.hip_gain = 0.0
+        self.measured_heading = True
+        self.wide_feet = (-0.06, 0.135, 0.033)
         self.swing_z = 0.0
-        self.velocity_ff = True
+        self.velocity_ff = 1.0
+        self.swing_velocity_ff = 0.0
 
     def edit_robot_spec(self, spec: mujoco.MjSpec) -> None:
         pass
@@ -75,7 +86,7 @@ class BalancedController(Controller):
         self._leg_act = self._act[:12]
         self._slot_act = self._act[12:]
         ik_model = mujoco.MjModel.from_xml_path(str(assets.installed().model_path("fast", self.variant)))
-        self.ik = WholeBodyIK(ik_model)
+        self.ik = WholeBodyIK(ik_model, self.ik_weights)
         self.ff = StaticFeedforward(ik_model)
         self._ik_leg_dof = np.array([ik_model.jnt_dofadr[ik_model.joint(n).id] for s in LEG_JOINTS for n in LEG_JOINTS[s]])
         # sim qpos index for each IK qpos index (robot joints only)
@@ -150,6 +161,8 @@ class BalancedController(Controller):
         self._last_com = None
         self._tilt = {s: np.zeros(2) for s in FEET}
         self._dcom = np.zeros((2, 2))
+        self._place = np.zeros(2)
+        self._place_applied = np.zeros(2)
         for _ in range(30):
             q = ik.solve(upper, feet, self._support_centre(), self.height, self.yaw, 0.02)
         ik.set_q(q)
@@ -175,7 +188,8 @@ class BalancedController(Controller):
         walking = cmd.walking
         wz = 0.0
         if walking and cmd.turning:
-            err = wrap(cmd.target_yaw - sch.body[2])
+            slip = wrap(self.base_pose(data).yaw - sch.heading()) if self.measured_heading else 0.0
+            err = wrap(cmd.target_yaw - sch.body[2] - slip)
             wz = float(np.clip(err / 0.5, -1.0, 1.0)) if abs(err) > 0.01 else 0.0
         vel = (cmd.vx, cmd.vy, wz) if walking else (0.0, 0.0, 0.0)
         ref, centre, swing = sch.preview(dt, self.com.steps, vel, walking)
@@ -195,22 +209,42 @@ class BalancedController(Controller):
             stance = "right" if sch.swing == "left" else "left"
             real = com + com_vel / omega - self._measured_foot(data, stance)[:2]
             plan = self._plan_com + self._plan_vel / omega - sch.feet[stance][:2]
-            sch.adjust_landing(self.step_gain * (real - plan))
+            remaining = max(sch.duration - sch.t, 0.0)
+            growth = math.exp(omega * remaining) if self.cp_growth else 1.0
+            sch.adjust_landing(self.step_gain * growth * (real - plan), window=self.step_window, limit=self.step_limit)
         before = sch.phase
         sch.advance(dt, vel, walking)
         if self.anchor and before == "single" and sch.phase != "single":
             landed = "right" if sch.swing == "left" else "left"
-            sch.feet[landed] = self._measured_foot(data, landed)
+            stance = other_side(landed)
+            rel = self._measured_foot(data, landed)[:2] - self._measured_foot(data, stance)[:2]
+            delta = sch.feet[stance][:2] + rel - sch.feet[landed][:2]
+            delta = self.anchor_gain * delta
+            sch.feet[landed] = sch.feet[landed] + np.array([delta[0], delta[1], 0.0])
+            sch.body[:2] += delta
         measured = self._measured_cops(data)
         feet = {}
+        if sch.phase == "single" and self.place_gain:
+            sw, st = sch.swing, other_side(sch.swing)
+            plan_rel = self.ik.foot_pose(sw).translation()[:2] - self.ik.foot_pose(st).translation()[:2]
+            meas_rel = data.xpos[self._foot_body[sw], :2] - data.xpos[self._foot_body[st], :2]
+            self._place += self.place_gain * dt * (plan_rel - meas_rel)
+        else:
+            self._place[:] = 0.0
         for side in FEET:
             pose, lift = sch.foot(side)
+            if sch.phase == "single" and side == sch.swing:
+                pose = pose + np.array([self._place[0] - self._place_applied[0], self._place[1] - self._place_applied[1], 0.0]) * 0 + np.array([*self._place, 0.0])
             tilt = self._tilt[side]
             force, cop_m = measured[side]
             if share[side] > 0.0 and force > 20.0 and lift == 0.0:
                 err = rot(-pose[2], cop[side] - cop_m)  # foot frame: desired minus measured CoP
                 tilt[0] += dt * self.admittance * -err[1] * force
                 tilt[1] += dt * self.admittance * err[0] * force
+            if self.flatten and share[side] > 0.0 and force > 20.0 and lift == 0.0:
+                fr, fp = self._foot_tilt(data, side)
+                tilt[0] -= self.flatten * fr * dt
+                tilt[1] -= self.flatten * fp * dt
             tilt -= tilt * min(dt / self.tilt_leak, 1.0)
             np.clip(tilt, -MAX_TILT, MAX_TILT, out=tilt)
             feet[side] = mink.SE3.from_rotation_and_translation(
@@ -225,10 +259,22 @@ class BalancedController(Controller):
             dz[1] += acc * dt
             dz[0] += dz[1] * dt
         com_target = self.com.position + self._dcom[0] - self.com_gain[0] * (com - self._plan_com) - self.com_gain[1] * (com_vel - self._plan_vel)
-        q = self.ik.solve(upper, feet, com_target, self.height, sch.heading(), dt)
+        bp = self.base_pose(data)
+        if self.closed_loop:
+            qi = self.ik.q.copy()
+            qm = data.qpos[self._qmap]
+            dv = np.zeros(self.ik.model.nv)
+            mujoco.mj_differentiatePos(self.ik.model, dv, 1.0, qi, qm)
+            mujoco.mj_integratePos(self.ik.model, qi, dv, self.closed_loop)
+            self.ik.cfg.update(qi)
+        q = self.ik.solve(upper, feet, com_target, self.height, sch.heading(), dt, pelvis_tilt=(-self.hip_gain * bp.roll, -self.hip_gain * bp.pitch))
         target = q[self._ik_leg_qpos]
         if self.velocity_ff:
-            target = target + self._leg_kd * self.ik.velocity[self._ik_leg_dof] / self._leg_kp
+            scale = np.full(12, self.velocity_ff)
+            if sch.phase == "single":
+                swing = slice(0, 6) if sch.swing == "left" else slice(6, 12)
+                scale[swing] = self.swing_velocity_ff
+            target = target + scale * self._leg_kd * self.ik.velocity[self._ik_leg_dof] / self._leg_kp
         if self.feedforward:
             tau = self.ff.torques(q, share, cop, self.com.x[2] if self.dynamic_ff else (0.0, 0.0))[self._ik_leg_dof]
             target = target + tau / self._leg_kp
@@ -271,6 +317,11 @@ class BalancedController(Controller):
         b = self._foot_body[side]
         xmat = data.xmat[b].reshape(3, 3)
         return np.array([data.xpos[b, 0], data.xpos[b, 1], math.atan2(xmat[1, 0], xmat[0, 0])])
+
+    def _foot_tilt(self, data: mujoco.MjData, side: str) -> tuple[float, float]:
+        """A foot's roll and pitch in the world (0 when flat on the floor)."""
+        pose = BasePose.from_quat(data.xpos[self._foot_body[side]], data.xquat[self._foot_body[side]])
+        return pose.roll, pose.pitch
 
     def _measured_cops(self, data: mujoco.MjData) -> dict:
         """Per foot: the floor's normal force (N) and the centre of pressure (world xy), as sole sensors read them."""

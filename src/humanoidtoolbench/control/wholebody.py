@@ -71,7 +71,7 @@ class WholeBodyIK:
     def com_position(self) -> np.ndarray:
         return self.cfg.data.subtree_com[1].copy()
 
-    def solve(self, upper: np.ndarray, feet: dict, com_xy, pelvis_z: float, pelvis_yaw: float, dt: float, iterations: int = 1) -> np.ndarray:
+    def solve(self, upper: np.ndarray, feet: dict, com_xy, pelvis_z: float, pelvis_yaw: float, dt: float, iterations: int = 1, pelvis_tilt=(0.0, 0.0)) -> np.ndarray:
         """Move the control robot towards the targets; returns its configuration."""
         q = self.cfg.q.copy()
         q[self.slot_qpos] = upper
@@ -79,7 +79,7 @@ class WholeBodyIK:
         for side, pose in feet.items():
             self.feet[side].set_target(pose)
         self.com.set_target(np.array([com_xy[0], com_xy[1], 0.0]))
-        self.pelvis.set_target(mink.SE3.from_rotation_and_translation(mink.SO3.from_rpy_radians(0.0, 0.0, pelvis_yaw), np.array([0.0, 0.0, pelvis_z])))
+        self.pelvis.set_target(mink.SE3.from_rotation_and_translation(mink.SO3.from_rpy_radians(pelvis_tilt[0], pelvis_tilt[1], pelvis_yaw), np.array([0.0, 0.0, pelvis_z])))
         start = self.cfg.q.copy()
         for _ in range(iterations):
             v = mink.solve_ik(self.cfg, self.tasks, dt, SOLVER, damping=self.damping, limits=self.limits, constraints=[self.freeze])
