@@ -7,7 +7,8 @@ turning steps come from one rule. The ZMP reference sits at the stance
 foot's support centre in single support and moves linearly between supports
 in double support. `preview` runs a copy of the schedule forward under the
 current command: the reference the preview controller sees is the one the
-feet will follow while the command holds.
+feet will follow while the command holds. `adjust_landing` moves the swing
+foot's landing point during the swing (capture-point stepping).
 """
 
 from __future__ import annotations
@@ -136,9 +137,9 @@ class Schedule:
             self._landing_offset = np.zeros(2)
             self.phase, self.t, self.duration = "single", 0.0, tm.single
 
-    def adjust_landing(self, offset: np.ndarray, window: float = 0.6, limit: float = 0.08) -> None:
-        """Move the swing foot's landing point (and the body frame with it) by `offset` (world xy),
-        while the swing is in its first `window` fraction: capture-point stepping."""
+    def adjust_landing(self, offset: np.ndarray, window: float, limit: float) -> None:
+        """Land the swing foot `offset` (world xy, each axis clipped to `limit`) from its nominal
+        point, the body frame moving with it; only in the first `window` fraction of the swing."""
         if self.phase != "single" or self.t > window * self.duration:
             return
         offset = np.clip(offset, -limit, limit)
@@ -199,3 +200,19 @@ class Schedule:
                 ghost.advance(dt, velocity, walking)
             zmp[i], centre[i], foot[i] = ghost.zmp(), ghost.centre(), ghost.feet_positions()
         return zmp, centre, foot
+
+
+def swing_zmp_shift(zmp: np.ndarray, centre: np.ndarray, feet: np.ndarray, dt: float, mass_ratio: float, com_height: float) -> np.ndarray:
+    """How far the swinging legs move the whole robot's ZMP from the one its CoM alone gives.
+
+    Each leg is lumped at its foot (`mass_ratio` of the robot's mass) and the
+    CoM follows the plan, so a foot accelerating sideways or upwards shifts
+    the ZMP (two-mass model). `feet` is (samples, 2, 3): both feet over the
+    horizon; the CoM is taken midway between the ZMP and the feet's centre.
+    """
+    acc = np.zeros_like(feet)
+    acc[1:-1] = (feet[2:] - 2 * feet[1:-1] + feet[:-2]) / (dt * dt)
+    com = ((zmp + centre) / 2)[:, None, :]
+    lever = com_height - feet[:, :, 2]
+    shift = acc[:, :, :2] * lever[:, :, None] + (feet[:, :, :2] - com) * acc[:, :, 2:3]
+    return mass_ratio * shift.sum(axis=1) / 9.81

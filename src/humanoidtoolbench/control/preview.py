@@ -1,9 +1,8 @@
 """ZMP preview control (Kajita et al. 2003): a CoM trajectory whose cart-table ZMP tracks a reference.
 
-The cart-table model with jerk input and integral action, its gains from one
-discrete algebraic Riccati equation per CoM height (cached per centimetre,
-as the height command changes rarely), previewing the reference ZMP over
-`PREVIEW` seconds.
+The cart-table model with jerk input, its LQ gains from one discrete
+algebraic Riccati equation per CoM height (cached per centimetre: the height
+command changes rarely), previewing the reference ZMP over `PREVIEW` seconds.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ import numpy as np
 from scipy.linalg import solve_discrete_are
 
 G = 9.81
-PREVIEW = 1.6  # s: about 6 time constants of the G1's pendulum
+PREVIEW = 1.6  # s: about six time constants of the G1's pendulum (hrpsys uses 1.6 s)
 Q_ZMP = 1.0
 R_JERK = 1e-6
 
@@ -39,12 +38,7 @@ def gains(dt: float, com_height_cm: int, steps: int) -> tuple[np.ndarray, np.nda
 
 
 class PreviewCoM:
-    """Horizontal CoM state (position, velocity, acceleration per axis) driven by preview control.
-
-    The law is a state feedback, so a measured CoM state can be blended into the
-    planned one each period (`step(..., measured=, blend=)`): the plan then
-    restarts from where the robot is, the closed loop a stabilizer needs.
-    """
+    """Horizontal CoM state (rows: position, velocity, acceleration; columns: x, y)."""
 
     def __init__(self, dt: float) -> None:
         self.dt = dt
@@ -55,13 +49,9 @@ class PreviewCoM:
         self.x = np.zeros((3, 2))
         self.x[0] = com_xy
 
-    def step(self, zmp_ref: np.ndarray, com_height: float, measured=None, blend=(0.0, 0.0)) -> None:
-        """Advance one period; `zmp_ref` is (steps + 1, 2): now and the preview horizon;
-        `measured` (position, velocity) pulls the state towards the robot's by `blend`."""
+    def step(self, zmp_ref: np.ndarray, com_height: float) -> None:
+        """Advance one period; `zmp_ref` is (steps + 1, 2): now and the preview horizon."""
         A, B, K, F = gains(self.dt, int(round(com_height * 100)), self.steps)
-        if measured is not None:
-            for row in (0, 1):
-                self.x[row] += blend[row] * (measured[row] - self.x[row])
         u = -(K @ self.x) + F @ zmp_ref[1:]
         self.x = A @ self.x + B @ u[None, :]
 
@@ -72,3 +62,7 @@ class PreviewCoM:
     @property
     def velocity(self) -> np.ndarray:
         return self.x[1].copy()
+
+    @property
+    def acceleration(self) -> np.ndarray:
+        return self.x[2].copy()

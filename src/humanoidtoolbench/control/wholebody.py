@@ -36,10 +36,13 @@ class Weights:
 
 
 class WholeBodyIK:
+    """The control robot: mink tasks on a robot-only model, one QP step per control period."""
+
     def __init__(self, model: mujoco.MjModel, weights: Weights = Weights()) -> None:
         self.model = model
         self.cfg = mink.Configuration(model)
         w = weights
+        self.velocity = np.zeros(model.nv)
         self.feet = {
             s: mink.FrameTask(b, "body", position_cost=w.foot_position, orientation_cost=w.foot_orientation)
             for s, b in FEET.items()
@@ -71,21 +74,18 @@ class WholeBodyIK:
     def com_position(self) -> np.ndarray:
         return self.cfg.data.subtree_com[1].copy()
 
-    def solve(self, upper: np.ndarray, feet: dict, com_xy, pelvis_z: float, pelvis_yaw: float, dt: float, iterations: int = 1, pelvis_tilt=(0.0, 0.0)) -> np.ndarray:
-        """Move the control robot towards the targets; returns its configuration."""
+    def solve(self, upper: np.ndarray, feet: dict, com_xy, pelvis_z: float, pelvis_yaw: float, dt: float) -> np.ndarray:
+        """One QP step of the control robot towards the targets (upper-body joints set to `upper`);
+        returns its configuration and keeps the step's joint velocity in `velocity`."""
         q = self.cfg.q.copy()
         q[self.slot_qpos] = upper
         self.cfg.update(q)
         for side, pose in feet.items():
             self.feet[side].set_target(pose)
         self.com.set_target(np.array([com_xy[0], com_xy[1], 0.0]))
-        self.pelvis.set_target(mink.SE3.from_rotation_and_translation(mink.SO3.from_rpy_radians(pelvis_tilt[0], pelvis_tilt[1], pelvis_yaw), np.array([0.0, 0.0, pelvis_z])))
-        start = self.cfg.q.copy()
-        for _ in range(iterations):
-            v = mink.solve_ik(self.cfg, self.tasks, dt, SOLVER, damping=self.damping, limits=self.limits, constraints=[self.freeze])
-            self.cfg.integrate_inplace(v, dt)
-        self.velocity = np.zeros(self.model.nv)
-        mujoco.mj_differentiatePos(self.model, self.velocity, dt, start, self.cfg.q)
+        self.pelvis.set_target(mink.SE3.from_rotation_and_translation(mink.SO3.from_rpy_radians(0.0, 0.0, pelvis_yaw), np.array([0.0, 0.0, pelvis_z])))
+        self.velocity = mink.solve_ik(self.cfg, self.tasks, dt, SOLVER, damping=self.damping, limits=self.limits, constraints=[self.freeze])
+        self.cfg.integrate_inplace(self.velocity, dt)
         return self.cfg.q
 
 

@@ -115,6 +115,10 @@ def edit_robot(
             geom.condim = HAND_CONTACT["condim"]
             geom.solref = list(HAND_CONTACT["solref"])
             geom.solimp = list(HAND_CONTACT["solimp"])
+        if variant.sole_corners and body_name.endswith("_ankle_roll_link") and geom.type == mujoco.mjtGeom.mjGEOM_SPHERE:
+            heel, toe, half = variant.sole_corners
+            x, y, z = geom.pos
+            geom.pos = [heel if x < 0 else toe, half if y > 0 else -half, z]
         if geom.meshname:
             used_meshes.add(geom.meshname)
 

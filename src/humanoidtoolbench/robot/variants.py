@@ -26,6 +26,7 @@ class Variant:
     leg_contacts: bool  # legs and feet keep their collision geometry
     partners: dict  # collision category -> categories it touches (robot side)
     leg_servo: tuple[float, float] | None = None  # (kp, kd) of all twelve leg servos; None keeps the joint table's
+    sole_corners: tuple[float, float, float] | None = None  # foot spheres at (heel x, toe x, ±y) in the ankle frame
 
 
 VARIANTS: dict[str, Variant] = {
@@ -50,6 +51,7 @@ VARIANTS: dict[str, Variant] = {
         leg_contacts=True,
         partners=collision.FREE_PARTNERS,
         leg_servo=(600.0, 40.0),
+        sole_corners=(-0.06, 0.135, 0.033),
     ),
 }
 DEFAULT_VARIANT = "assisted"
