@@ -77,6 +77,7 @@ class BalancedController(Controller):
     def __init__(self, tuning: Tuning = Tuning(), timing: Timing = Timing()) -> None:
         self.tuning = tuning
         self.timing = timing
+        self.measured_upper = True
 
     # -- model -----------------------------------------------------------
     def edit_robot_spec(self, spec: mujoco.MjSpec) -> None:
@@ -163,7 +164,10 @@ class BalancedController(Controller):
         share, cop = self._distribute(ref[0])
         self.com.step(ref, zc)
         sch.advance(dt, velocity, cmd.walking)
-        q = self.ik.solve(upper, self._foot_targets(), self.com.position, self.height, sch.heading(), dt)
+        # The upper body as it is, not as commanded: an arm stopped by the torso or lagging its
+        # servo puts its mass where it is, and that is what the legs must balance.
+        measured_upper = np.clip(data.qpos[self._scene_qpos[self.ik.slot_qpos]], self._slot_lo, self._slot_hi) if self.measured_upper else upper
+        q = self.ik.solve(measured_upper, self._foot_targets(), self.com.position, self.height, sch.heading(), dt)
 
         tau = self.ff.torques(q, share, cop, self.com.acceleration)[self._ik_leg_dof]
         damping = self._leg_kd * self.ik.velocity[self._ik_leg_dof]

@@ -84,7 +84,10 @@ class WholeBodyIK:
             self.feet[side].set_target(pose)
         self.com.set_target(np.array([com_xy[0], com_xy[1], 0.0]))
         self.pelvis.set_target(mink.SE3.from_rotation_and_translation(mink.SO3.from_rpy_radians(0.0, 0.0, pelvis_yaw), np.array([0.0, 0.0, pelvis_z])))
-        self.velocity = mink.solve_ik(self.cfg, self.tasks, dt, SOLVER, damping=self.damping, limits=self.limits, constraints=[self.freeze])
+        try:
+            self.velocity = mink.solve_ik(self.cfg, self.tasks, dt, SOLVER, damping=self.damping, limits=self.limits, constraints=[self.freeze])
+        except mink.NoSolutionFound:  # infeasible limits this step (a joint pushed past its range): hold still
+            self.velocity = np.zeros(self.model.nv)
         self.cfg.integrate_inplace(self.velocity, dt)
         return self.cfg.q
 
