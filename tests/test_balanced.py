@@ -201,3 +201,22 @@ def test_the_gymnasium_environment_runs_balanced_and_terminates_on_a_fall(monkey
     env.close()
     with pytest.raises(ValueError, match="unknown controller"):
         gymnasium.make("humanoidtoolbench/G1BallMove-L0-S", controller="nope")
+
+
+@pytest.mark.slow
+def test_two_workers_give_the_same_balanced_trajectories_as_one(tmp_path):
+    """Random commands (they walk, turn, squat and swing the arms) under balanced: every episode's recorded
+    states and actions are the same bytes with one worker and with two."""
+    import hashlib
+
+    args = ["G1BallMove-L0-S", "--policy", "random", "--checkpoint", "r", "--episodes", "2", "--max-steps", "150"]
+    args += ["--controller", "balanced", "--no-video"]
+    digests = []
+    for workers in ("1", "2"):
+        out = tmp_path / workers
+        assert eval_cli.main([*args, "--workers", workers, "--output", str(out)]) == 0
+        [run] = out.glob("G1BallMove-L0-S/run-*")
+        files = sorted([*run.glob("steps/*/*.npy"), *run.glob("metrics/*.jsonl")])
+        assert len(files) == 2 * 3
+        digests.append({f.relative_to(run).as_posix(): hashlib.sha256(f.read_bytes()).hexdigest() for f in files})
+    assert digests[0] == digests[1]

@@ -46,6 +46,7 @@ from .wholebody import FEET, StaticFeedforward, WholeBodyIK
 
 ROOT = "floating_base_joint"
 SOLE_DROP = 0.035  # m: the ankle-roll origin above the floor when the foot is flat
+IDLE = 0.02  # m/s or rad/s: an engaged command slower than this everywhere lets the robot stand
 LEGS = [n for side in SIDES for n in LEG_JOINTS[side]]  # left then right, six each
 
 
@@ -77,7 +78,6 @@ class BalancedController(Controller):
     def __init__(self, tuning: Tuning = Tuning(), timing: Timing = Timing()) -> None:
         self.tuning = tuning
         self.timing = timing
-        self.measured_upper = True
 
     # -- model -----------------------------------------------------------
     def edit_robot_spec(self, spec: mujoco.MjSpec) -> None:
@@ -149,7 +149,9 @@ class BalancedController(Controller):
         omega = math.sqrt(G / zc)
 
         velocity = self._body_velocity(data, cmd)
-        ref, centre, feet_ahead = sch.preview(dt, self.com.steps, velocity, cmd.walking)
+        # Engaged with nothing to do (turn flag on, heading reached, no velocity): stand, not step in place.
+        stepping = cmd.walking and max(abs(v) for v in velocity) > IDLE
+        ref, centre, feet_ahead = sch.preview(dt, self.com.steps, velocity, stepping)
         ref = ref - swing_zmp_shift(ref, centre, feet_ahead, dt, tn.swing_leg_mass / self.ff.mass, zc)
 
         com = data.subtree_com[self._pelvis, :2].copy()
@@ -163,10 +165,10 @@ class BalancedController(Controller):
 
         share, cop = self._distribute(ref[0])
         self.com.step(ref, zc)
-        sch.advance(dt, velocity, cmd.walking)
+        sch.advance(dt, velocity, stepping)
         # The upper body as it is, not as commanded: an arm stopped by the torso or lagging its
         # servo puts its mass where it is, and that is what the legs must balance.
-        measured_upper = np.clip(data.qpos[self._scene_qpos[self.ik.slot_qpos]], self._slot_lo, self._slot_hi) if self.measured_upper else upper
+        measured_upper = np.clip(data.qpos[self._scene_qpos[self.ik.slot_qpos]], self._slot_lo, self._slot_hi)
         q = self.ik.solve(measured_upper, self._foot_targets(), self.com.position, self.height, sch.heading(), dt)
 
         tau = self.ff.torques(q, share, cop, self.com.acceleration)[self._ik_leg_dof]
