@@ -46,6 +46,7 @@ from .wholebody import FEET, StaticFeedforward, WholeBodyIK
 
 ROOT = "floating_base_joint"
 SOLE_DROP = 0.035  # m: the ankle-roll origin above the floor when the foot is flat
+UPPER_TOLERANCE = 0.05  # rad
 IDLE = 0.02  # m/s or rad/s: an engaged command slower than this everywhere lets the robot stand
 LEGS = [n for side in SIDES for n in LEG_JOINTS[side]]  # left then right, six each
 
@@ -166,10 +167,12 @@ class BalancedController(Controller):
         share, cop = self._distribute(ref[0])
         self.com.step(ref, zc)
         sch.advance(dt, velocity, stepping)
-        # The upper body as it is, not as commanded: an arm stopped by the torso or lagging its
-        # servo puts its mass where it is, and that is what the legs must balance.
-        measured_upper = np.clip(data.qpos[self._scene_qpos[self.ik.slot_qpos]], self._slot_lo, self._slot_hi)
-        q = self.ik.solve(measured_upper, self._foot_targets(), self.com.position, self.height, sch.heading(), dt)
+        # Joints far from their targets (an arm stopped by the torso, or still swinging) count where
+        # they are: their mass is there, and that is what the legs must balance. Joints close to their
+        # targets count at the targets, so servo jitter does not shake the legs.
+        measured = np.clip(data.qpos[self._scene_qpos[self.ik.slot_qpos]], self._slot_lo, self._slot_hi)
+        upper_now = np.where(np.abs(measured - upper) > UPPER_TOLERANCE, measured, upper)
+        q = self.ik.solve(upper_now, self._foot_targets(), self.com.position, self.height, sch.heading(), dt)
 
         tau = self.ff.torques(q, share, cop, self.com.acceleration)[self._ik_leg_dof]
         damping = self._leg_kd * self.ik.velocity[self._ik_leg_dof]
