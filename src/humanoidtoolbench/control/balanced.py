@@ -14,8 +14,10 @@ Per 50 Hz command:
    motion, both taken from the stance foot.
 4. The whole-body IK (`wholebody.py`, mink + daqp) moves the control robot:
    feet on their plan, CoM over the plan, pelvis at the commanded height
-   (slot 31) and upright, waist/arm/hand joints at slots 0-30. Their mass is
-   in the model, so arm and waist motion shift the hips, not the feet.
+   (slot 31) and upright, waist/arm/hand joints at slots 0-30 (or where they
+   are, when far from them). Their mass is in the model, so arm and waist
+   motion shift the hips, not the feet. An engaged command that asks for no
+   motion (turn flag on, heading reached) stands rather than steps in place.
 5. Leg servo targets: the control robot's joints, plus the static and
    planned-acceleration torques (the floor's force shared between the feet
    at centres of pressure placed for the ZMP reference, `StaticFeedforward`)

@@ -71,9 +71,6 @@ class WholeBodyIK:
     def foot_pose(self, side: str) -> mink.SE3:
         return self.cfg.get_transform_frame_to_world(FEET[side], "body")
 
-    def com_position(self) -> np.ndarray:
-        return self.cfg.data.subtree_com[1].copy()
-
     def solve(self, upper: np.ndarray, feet: dict, com_xy, pelvis_z: float, pelvis_yaw: float, dt: float) -> np.ndarray:
         """One QP step of the control robot towards the targets (upper-body joints set to `upper`);
         returns its configuration and keeps the step's joint velocity in `velocity`."""
