@@ -6,6 +6,7 @@ from __future__ import annotations
 CONTROLLERS = {
     "assisted": "humanoidtoolbench.control.assisted:AssistedController",
     "servo": "humanoidtoolbench.control.servo:ServoController",
+    "balanced": "humanoidtoolbench.control.balanced:BalancedController",
 }
 
 

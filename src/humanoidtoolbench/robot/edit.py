@@ -77,7 +77,8 @@ def edit_robot(
         j.actgravcomp = int(variant.gravity_compensation)
         act = spec.add_actuator(name=row.name.removesuffix("_joint"), target=row.name)
         act.trntype = mujoco.mjtTrn.mjTRN_JOINT
-        act.set_to_position(kp=row.kp, kv=row.kd)
+        kp, kd = variant.leg_servo if variant.leg_servo and row.group == "leg" else (row.kp, row.kd)
+        act.set_to_position(kp=kp, kv=kd)
         act.ctrlrange = [row.lo, row.hi]
         act.ctrllimited = mujoco.mjtLimited.mjLIMITED_TRUE
         act.forcerange = [-row.effort, row.effort]
@@ -114,6 +115,10 @@ def edit_robot(
             geom.condim = HAND_CONTACT["condim"]
             geom.solref = list(HAND_CONTACT["solref"])
             geom.solimp = list(HAND_CONTACT["solimp"])
+        if variant.sole_corners and body_name.endswith("_ankle_roll_link") and geom.type == mujoco.mjtGeom.mjGEOM_SPHERE:
+            heel, toe, half = variant.sole_corners
+            x, y, z = geom.pos
+            geom.pos = [heel if x < 0 else toe, half if y > 0 else -half, z]
         if geom.meshname:
             used_meshes.add(geom.meshname)
 

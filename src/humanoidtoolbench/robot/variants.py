@@ -5,7 +5,10 @@ drives (gravity compensation on every body, no leg or foot contacts, no
 self-collision): its files are unchanged from before variants existed.
 `free` is the physical robot for balancing controllers and Fiatlux: the
 floating base stays, feet and legs touch the world, hands touch the body,
-and nothing cancels gravity. A controller names the variant it drives.
+and nothing cancels gravity. `balanced` is the free robot with stiff leg
+servos: the balanced controller tracks a kinematic plan with them, where
+the research gains (40 N m/rad at the ankles) leave the standing pendulum
+unstable. A controller names the variant it drives.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ class Variant:
     gravity_compensation: bool  # cancel every body's weight through the actuators
     leg_contacts: bool  # legs and feet keep their collision geometry
     partners: dict  # collision category -> categories it touches (robot side)
+    leg_servo: tuple[float, float] | None = None  # (kp, kd) of all twelve leg servos; None keeps the joint table's
+    sole_corners: tuple[float, float, float] | None = None  # foot spheres at (heel x, toe x, ±y) in the ankle frame
 
 
 VARIANTS: dict[str, Variant] = {
@@ -38,6 +43,15 @@ VARIANTS: dict[str, Variant] = {
         gravity_compensation=False,
         leg_contacts=True,
         partners=collision.FREE_PARTNERS,
+    ),
+    "balanced": Variant(
+        name="balanced",
+        files={"fast": "g1_balanced.xml", "full": "g1_balanced_full.xml"},
+        gravity_compensation=False,
+        leg_contacts=True,
+        partners=collision.FREE_PARTNERS,
+        leg_servo=(600.0, 40.0),
+        sole_corners=(-0.06, 0.135, 0.033),
     ),
 }
 DEFAULT_VARIANT = "assisted"

@@ -4,7 +4,9 @@
 humanoidtoolbench`) gives an environment whose observation is what a policy
 receives (head image, 32-value state, instruction) and whose action is one
 36-value `decoupled_v1` command. The episode terminates on success (the
-predicate held for 50 consecutive steps) and truncates at the step budget.
+predicate held for 50 consecutive steps) or a fall (`info["fell"]`) and
+truncates at the step budget. `controller` names what executes the
+commands (`control.CONTROLLERS`: assisted by default, or balanced).
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from ...control import controller_class, make_controller
 from ...control import decoupled_v1 as contract
 from ...robot.cameras import HEIGHT, POLICY_CAMERA, WIDTH
 from ...sim.render import CameraRenderer
+from ..base import FELL
 from .episode import TaskEpisode
 from .registry import MAX_STEPS, parse
 
@@ -40,8 +44,17 @@ def observation_space() -> spaces.Dict:
 class HumanoidToolBenchEnv(gym.Env):
     metadata = {"render_modes": ["rgb_array"], "render_fps": 50}
 
-    def __init__(self, condition: str, max_steps: int = MAX_STEPS, render_mode: str | None = None, detail: str = "fast"):
+    def __init__(
+        self,
+        condition: str,
+        max_steps: int = MAX_STEPS,
+        render_mode: str | None = None,
+        detail: str = "fast",
+        controller: str = "assisted",
+    ):
         self.condition = parse(condition)
+        controller_class(controller)  # an unknown name fails here, listing the names there are
+        self.controller = controller
         self.max_steps = int(max_steps)
         self.render_mode = render_mode
         self.detail = detail
@@ -55,7 +68,7 @@ class HumanoidToolBenchEnv(gym.Env):
         if seed is None:
             seed = int(self.np_random.integers(2**31))
         self._close_cameras()
-        self.episode = TaskEpisode(self.condition, seed, detail=self.detail)
+        self.episode = TaskEpisode(self.condition, seed, make_controller(self.controller), detail=self.detail)
         self.episode.reset()
         self._cameras = CameraRenderer(self.episode.model, (POLICY_CAMERA,))
         info = {"seed": seed, "settle_steps": self.episode.settle_steps}
@@ -65,11 +78,13 @@ class HumanoidToolBenchEnv(gym.Env):
         row = np.asarray(action, dtype=np.float64).reshape(contract.ACTION_DIM)
         self.episode.on_chunk(row[None])  # each step's row is its own chunk
         result = self.episode.step(row)
-        terminated = result.success
+        fell = result.outcome == FELL
+        terminated = result.success or fell
         truncated = not terminated and self.episode.steps >= self.max_steps
         info = {
             "metrics": result.metrics,
             "success": result.success,
+            "fell": fell,
             "success_now": result.success_now,
             "step": self.episode.steps,
         }

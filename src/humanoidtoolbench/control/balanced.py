@@ -1,0 +1,228 @@
+"""`balanced`: a model-based whole-body controller on the free-floating robot.
+
+It executes the whole `decoupled_v1` command on a robot with a free joint
+and real foot contacts, so a policy's reach and gait can make it fall.
+
+Per 50 Hz command:
+1. The footstep schedule (`footsteps.py`) turns slots 32-35 (velocity in the
+   body frame, heading with the public engage thresholds) into footsteps and
+   a ZMP reference over the next 1.6 s; the reference is corrected for the
+   swinging legs (`swing_zmp_shift`).
+2. ZMP preview control (`preview.py`) advances the planned CoM.
+3. Capture-point stepping: the swing foot's landing point moves with the
+   difference between the measured and the planned divergent component of
+   motion, both taken from the stance foot.
+4. The whole-body IK (`wholebody.py`, mink + daqp) moves the control robot:
+   feet on their plan, CoM over the plan, pelvis at the commanded height
+   (slot 31) and upright, waist/arm/hand joints at slots 0-30 (or where they
+   are, when far from them). Their mass is in the model, so arm and waist
+   motion shift the hips, not the feet. An engaged command that asks for no
+   motion (turn flag on, heading reached) stands rather than steps in place.
+5. Leg servo targets: the control robot's joints, plus the static and
+   planned-acceleration torques (the floor's force shared between the feet
+   at centres of pressure placed for the ZMP reference, `StaticFeedforward`)
+   and, for supporting legs, the servo damping at the planned joint velocity,
+   both divided by the servo stiffness. Upper-body slots go to their servos.
+
+The standing robot is the same loop with no footsteps.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import mink
+import mujoco
+import numpy as np
+
+from ..robot import assets
+from ..robot.joints import BY_NAME, LEG_JOINTS, PELVIS
+from .base import BasePose, Controller
+from .decoupled_v1 import JOINT_SLOTS, Command
+from .footsteps import SIDES, Schedule, Timing, other, rot, support_point, swing_zmp_shift, wrap
+from .gait import FOOT_Y, leg_ik
+from .preview import G, PreviewCoM
+from .wholebody import FEET, StaticFeedforward, WholeBodyIK
+
+ROOT = "floating_base_joint"
+SOLE_DROP = 0.035  # m: the ankle-roll origin above the floor when the foot is flat
+UPPER_TOLERANCE = 0.05  # rad
+IDLE = 0.02  # m/s or rad/s: an engaged command slower than this everywhere lets the robot stand
+LEGS = [n for side in SIDES for n in LEG_JOINTS[side]]  # left then right, six each
+
+
+@dataclass(frozen=True)
+class Tuning:
+    height_range: tuple[float, float] = (0.60, 0.78)  # pelvis heights slot 31 is clamped to
+    height_rate: float = 0.25  # m/s
+    com_below_pelvis: float = 0.07  # m: the pendulum height is the pelvis height less this
+    turn_time_constant: float = 0.5  # s, as the assisted base turns
+    turn_rate_max: float = 1.0  # rad/s
+    turn_dead_zone: float = 0.01  # rad
+    swing_leg_mass: float = 3.0  # kg lumped at each foot for the swing correction of the ZMP
+    step_gain: float = 1.3  # landing offset per metre of DCM error
+    step_window: float = 0.6  # fraction of the swing in which the landing point may move
+    step_limit: float = 0.08  # m, per axis
+    cop_box: tuple[float, float] = (0.06, 0.02)  # m: how far a foot's CoP may leave its support point
+
+
+@lru_cache(maxsize=4)
+def _robot_model(path: str) -> mujoco.MjModel:
+    """The robot alone (no scene): what the control robot and the feedforward reason about."""
+    return mujoco.MjModel.from_xml_path(path)
+
+
+class BalancedController(Controller):
+    name = "balanced"
+    variant = "balanced"
+
+    def __init__(self, tuning: Tuning = Tuning(), timing: Timing = Timing()) -> None:
+        self.tuning = tuning
+        self.timing = timing
+
+    # -- model -----------------------------------------------------------
+    def edit_robot_spec(self, spec: mujoco.MjSpec) -> None:
+        """The balanced variant is used as derived: floating base, stiff leg servos, foot contacts."""
+
+    def bind(self, model: mujoco.MjModel) -> None:
+        self._model = model
+        root = model.joint(ROOT)
+        self._root_qpos = int(model.jnt_qposadr[root.id])
+        self._pelvis = model.body(PELVIS).id
+        self._leg_act = np.array([model.actuator(n.removesuffix("_joint")).id for n in LEGS])
+        self._slot_act = np.array([model.actuator(n.removesuffix("_joint")).id for n in JOINT_SLOTS])
+        self._leg_kp = model.actuator_gainprm[self._leg_act, 0].copy()
+        self._leg_kd = -model.actuator_biasprm[self._leg_act, 2].copy()
+        self._foot_body = {s: model.body(FEET[s]).id for s in SIDES}
+        self._slot_lo = np.array([BY_NAME[n].lo for n in JOINT_SLOTS])
+        self._slot_hi = np.array([BY_NAME[n].hi for n in JOINT_SLOTS])
+
+        robot = _robot_model(str(assets.installed().model_path("fast", self.variant)))
+        self.ik = WholeBodyIK(robot)
+        self.ff = StaticFeedforward(robot)
+        self._ik_leg_qpos = np.array([robot.jnt_qposadr[robot.joint(n).id] for n in LEGS])
+        self._ik_leg_dof = np.array([robot.jnt_dofadr[robot.joint(n).id] for n in LEGS])
+        scene_qpos = []  # the scene's qpos index of each of the robot model's coordinates
+        for j in range(robot.njnt):
+            width = 7 if robot.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE else 1
+            start = int(model.jnt_qposadr[model.joint(robot.joint(j).name).id])
+            scene_qpos.extend(range(start, start + width))
+        self._scene_qpos = np.array(scene_qpos)
+
+    # -- episode ---------------------------------------------------------
+    def reset(self, data: mujoco.MjData, spawn: BasePose, upper_pose: np.ndarray) -> None:
+        """Stand at `spawn` (x, y, yaw; z is the pelvis height) with feet flat at the home stance."""
+        tn, ik = self.tuning, self.ik
+        self.height = float(np.clip(spawn.z, *tn.height_range))
+        q = ik.model.qpos0.copy()
+        quat = np.zeros(4)
+        mujoco.mju_euler2Quat(quat, [0.0, 0.0, spawn.yaw], "XYZ")
+        q[:7] = [spawn.x, spawn.y, self.height, *quat]
+        for i, side in enumerate(SIDES):
+            sign = 1.0 if side == "left" else -1.0
+            q[self._ik_leg_qpos[6 * i : 6 * i + 6]] = leg_ik(side, np.array([0.0, sign * FOOT_Y, -self.height]), 0.0)
+        upper = np.clip(np.asarray(upper_pose, float), self._slot_lo, self._slot_hi)
+        q[ik.slot_qpos] = upper
+        ik.set_q(q)
+        ankles = {s: ik.foot_pose(s).translation() for s in SIDES}
+        mid = (ankles["left"] + ankles["right"]) / 2
+        self.schedule = Schedule.standing(self.timing, np.array([mid[0], mid[1], spawn.yaw]))
+        self.com = PreviewCoM(0.02)
+        self.com.reset(self.schedule.centre())
+        feet = self._foot_targets()
+        for _ in range(30):  # settle the control robot onto its targets before the first step
+            q = ik.solve(upper, feet, self.com.position, self.height, spawn.yaw, 0.02)
+        ik.set_q(q)
+        data.qpos[self._scene_qpos] = q
+        data.qvel[:] = 0.0
+        data.ctrl[self._leg_act] = q[self._ik_leg_qpos]
+        data.ctrl[self._slot_act] = upper
+        mujoco.mj_kinematics(self._model, data)
+        mujoco.mj_comPos(self._model, data)
+        self._last_com = data.subtree_com[self._pelvis, :2].copy()
+
+    def apply(self, data: mujoco.MjData, cmd: Command, dt: float) -> None:
+        tn, sch = self.tuning, self.schedule
+        upper = np.clip(cmd.joint_targets, self._slot_lo, self._slot_hi)
+        goal = float(np.clip(cmd.base_height, *tn.height_range))
+        self.height += float(np.clip(goal - self.height, -tn.height_rate * dt, tn.height_rate * dt))
+        zc = self.height - tn.com_below_pelvis
+        omega = math.sqrt(G / zc)
+
+        velocity = self._body_velocity(data, cmd)
+        # Engaged with nothing to do (turn flag on, heading reached, no velocity): stand, not step in place.
+        stepping = cmd.walking and max(abs(v) for v in velocity) > IDLE
+        ref, centre, feet_ahead = sch.preview(dt, self.com.steps, velocity, stepping)
+        ref = ref - swing_zmp_shift(ref, centre, feet_ahead, dt, tn.swing_leg_mass / self.ff.mass, zc)
+
+        com = data.subtree_com[self._pelvis, :2].copy()
+        com_vel = (com - self._last_com) / dt
+        self._last_com = com
+        if sch.phase == "single":  # capture-point stepping, both DCMs taken from the stance foot
+            stance = other(sch.swing)
+            real = com + com_vel / omega - self._measured_foot(data, stance)
+            plan = self.com.position + self.com.velocity / omega - sch.feet[stance][:2]
+            sch.adjust_landing(tn.step_gain * (real - plan), tn.step_window, tn.step_limit)
+
+        share, cop = self._distribute(ref[0])
+        self.com.step(ref, zc)
+        sch.advance(dt, velocity, stepping)
+        # Joints far from their targets (an arm stopped by the torso, or still swinging) count where
+        # they are: their mass is there, and that is what the legs must balance. Joints close to their
+        # targets count at the targets, so servo jitter does not shake the legs.
+        measured = np.clip(data.qpos[self._scene_qpos[self.ik.slot_qpos]], self._slot_lo, self._slot_hi)
+        upper_now = np.where(np.abs(measured - upper) > UPPER_TOLERANCE, measured, upper)
+        q = self.ik.solve(upper_now, self._foot_targets(), self.com.position, self.height, sch.heading(), dt)
+
+        tau = self.ff.torques(q, share, cop, self.com.acceleration)[self._ik_leg_dof]
+        damping = self._leg_kd * self.ik.velocity[self._ik_leg_dof]
+        if sch.phase == "single":  # a swinging leg follows its plan without the damping lead
+            damping[slice(0, 6) if sch.swing == "left" else slice(6, 12)] = 0.0
+        data.ctrl[self._leg_act] = q[self._ik_leg_qpos] + (tau + damping) / self._leg_kp
+        data.ctrl[self._slot_act] = upper
+
+    def _body_velocity(self, data: mujoco.MjData, cmd: Command) -> tuple[float, float, float]:
+        """(vx, vy, yaw rate) for the footsteps; the heading error counts any slip of the feet."""
+        tn, sch = self.tuning, self.schedule
+        if not cmd.walking:
+            return (0.0, 0.0, 0.0)
+        rate = 0.0
+        if cmd.turning:
+            slip = wrap(self.base_pose(data).yaw - sch.heading())
+            err = wrap(cmd.target_yaw - sch.body[2] - slip)
+            if abs(err) > tn.turn_dead_zone:
+                rate = float(np.clip(err / tn.turn_time_constant, -tn.turn_rate_max, tn.turn_rate_max))
+        return (cmd.vx, cmd.vy, rate)
+
+    def _foot_targets(self) -> dict:
+        out = {}
+        for side in SIDES:
+            pose, lift = self.schedule.foot(side)
+            out[side] = mink.SE3.from_rotation_and_translation(
+                mink.SO3.from_rpy_radians(0.0, 0.0, pose[2]), np.array([pose[0], pose[1], SOLE_DROP + lift])
+            )
+        return out
+
+    def _distribute(self, zmp: np.ndarray) -> tuple[dict, dict]:
+        """Each foot's share of the weight and its centre of pressure for a ZMP: shares from where
+        the ZMP lies between the supports, the rest of the offset taken by each foot's CoP."""
+        sch, box = self.schedule, np.array(self.tuning.cop_box)
+        pts = {s: support_point(sch.feet[s]) for s in SIDES}
+        if sch.phase == "single":
+            share = {other(sch.swing): 1.0, sch.swing: 0.0}
+        else:
+            seg = pts["right"] - pts["left"]
+            t = float(np.clip(np.dot(zmp - pts["left"], seg) / max(float(np.dot(seg, seg)), 1e-9), 0.0, 1.0))
+            share = {"left": 1.0 - t, "right": t}
+        offset = zmp - (pts["left"] * share["left"] + pts["right"] * share["right"])
+        cop = {s: pts[s] + rot(f[2], np.clip(rot(-f[2], offset), -box, box)) for s, f in sch.feet.items()}
+        return share, cop
+
+    def _measured_foot(self, data: mujoco.MjData, side: str) -> np.ndarray:
+        return data.xpos[self._foot_body[side], :2].copy()
+
+    def base_pose(self, data: mujoco.MjData) -> BasePose:
+        a = self._root_qpos
+        return BasePose.from_quat(data.qpos[a : a + 3], data.qpos[a + 3 : a + 7])

@@ -1,0 +1,127 @@
+"""Whole-body differential inverse kinematics (mink + daqp) on the robot alone.
+
+The kinematic "control robot": a configuration integrated from one QP per
+control step, tracking the feet (6-D), the centre of mass (horizontal), the
+pelvis height and orientation, with the waist, arms and hands frozen at the
+policy's targets. Because those joints are part of the model, their mass
+moves the CoM task's Jacobian and the legs and hips take up the shift.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mink
+import mujoco
+import numpy as np
+
+from ..robot.joints import LEG_JOINTS, PELVIS
+from .decoupled_v1 import JOINT_SLOTS
+
+FEET = {"left": "left_ankle_roll_link", "right": "right_ankle_roll_link"}
+SOLVER = "daqp"
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Task costs: feet above all, then the CoM, then the pelvis."""
+
+    foot_position: float = 1000.0
+    foot_orientation: float = 300.0
+    com: float = 300.0
+    pelvis_height: float = 100.0
+    pelvis_orientation: float = 30.0
+    leg_posture: float = 0.05
+    damping: float = 1e-3
+
+
+class WholeBodyIK:
+    """The control robot: mink tasks on a robot-only model, one QP step per control period."""
+
+    def __init__(self, model: mujoco.MjModel, weights: Weights = Weights()) -> None:
+        self.model = model
+        self.cfg = mink.Configuration(model)
+        w = weights
+        self.velocity = np.zeros(model.nv)
+        self.feet = {
+            s: mink.FrameTask(b, "body", position_cost=w.foot_position, orientation_cost=w.foot_orientation)
+            for s, b in FEET.items()
+        }
+        self.com = mink.ComTask(cost=[w.com, w.com, 0.0])
+        self.pelvis = mink.FrameTask(PELVIS, "body", position_cost=[0.0, 0.0, w.pelvis_height], orientation_cost=w.pelvis_orientation)
+        cost = np.zeros(model.nv)
+        self.leg_dof = np.array([model.jnt_dofadr[model.joint(n).id] for s in LEG_JOINTS for n in LEG_JOINTS[s]])
+        cost[self.leg_dof] = w.leg_posture
+        self.posture = mink.PostureTask(model, cost=cost)
+        self.slot_qpos = np.array([model.jnt_qposadr[model.joint(n).id] for n in JOINT_SLOTS])
+        hand_arm_waist = [int(model.jnt_dofadr[model.joint(n).id]) for n in JOINT_SLOTS]
+        self.freeze = mink.DofFreezingTask(model, dof_indices=hand_arm_waist)
+        self.limits = [mink.ConfigurationLimit(model, gain=0.95)]
+        self.tasks = [*self.feet.values(), self.com, self.pelvis, self.posture]
+        self.damping = w.damping
+
+    @property
+    def q(self) -> np.ndarray:
+        return self.cfg.q
+
+    def set_q(self, q: np.ndarray) -> None:
+        self.cfg.update(q)
+        self.posture.set_target(q)
+
+    def foot_pose(self, side: str) -> mink.SE3:
+        return self.cfg.get_transform_frame_to_world(FEET[side], "body")
+
+    def solve(self, upper: np.ndarray, feet: dict, com_xy, pelvis_z: float, pelvis_yaw: float, dt: float) -> np.ndarray:
+        """One QP step of the control robot towards the targets (upper-body joints set to `upper`);
+        returns its configuration and keeps the step's joint velocity in `velocity`."""
+        q = self.cfg.q.copy()
+        q[self.slot_qpos] = upper
+        self.cfg.update(q)
+        for side, pose in feet.items():
+            self.feet[side].set_target(pose)
+        self.com.set_target(np.array([com_xy[0], com_xy[1], 0.0]))
+        self.pelvis.set_target(mink.SE3.from_rotation_and_translation(mink.SO3.from_rpy_radians(0.0, 0.0, pelvis_yaw), np.array([0.0, 0.0, pelvis_z])))
+        try:
+            self.velocity = mink.solve_ik(self.cfg, self.tasks, dt, SOLVER, damping=self.damping, limits=self.limits, constraints=[self.freeze])
+        except mink.NoSolutionFound:  # infeasible limits this step (a joint pushed past its range): hold still
+            self.velocity = np.zeros(self.model.nv)
+        self.cfg.integrate_inplace(self.velocity, dt)
+        return self.cfg.q
+
+
+class StaticFeedforward:
+    """Joint torques that hold the control robot's pose on its feet with chosen centres of pressure.
+
+    Each foot carries `share` of the robot's weight through the floor at `cop`
+    (a world point on the floor); the wrench this puts on the ankle, less the
+    gravity torques, is what each joint must supply. The ankles' part is the
+    torque that places the centre of pressure; the rest of the leg holds the load.
+    """
+
+    def __init__(self, model: mujoco.MjModel) -> None:
+        self.model = model
+        self.data = mujoco.MjData(model)
+        self.bodies = {s: model.body(FEET[s]).id for s in ("left", "right")}
+        self._jacp = np.zeros((3, model.nv))
+        self._jacr = np.zeros((3, model.nv))
+        self._bias = np.zeros(model.nv)
+        self.mass = float(model.body_subtreemass[1])
+
+    def torques(self, q: np.ndarray, share: dict, cop: dict, com_acc=(0.0, 0.0)) -> np.ndarray:
+        m, d = self.model, self.data
+        d.qpos[:] = q
+        d.qvel[:] = 0.0
+        mujoco.mj_kinematics(m, d)
+        mujoco.mj_comPos(m, d)
+        mujoco.mj_rne(m, d, 0, self._bias)
+        tau = self._bias.copy()
+        # The floor pushes back the robot's weight and accelerates its CoM as planned.
+        weight = self._bias[:3] + self.mass * np.array([com_acc[0], com_acc[1], 0.0])
+        for side, body in self.bodies.items():
+            if share[side] <= 0.0:
+                continue
+            force = share[side] * weight
+            torque = np.cross(np.array([cop[side][0], cop[side][1], 0.0]) - d.xpos[body], force)
+            mujoco.mj_jacBody(m, d, self._jacp, self._jacr, body)
+            tau -= self._jacp.T @ force + self._jacr.T @ torque
+        return tau
