@@ -104,8 +104,9 @@ def test_paper_metrics_are_opt_in_and_a_run_with_them_is_never_one_without(tmp_p
     assert json.loads((metered / "evaluation_config.json").read_text())["paper_metrics"] is True
     assert paper(metered, 0)["success"]["max_target_pixel_count"] >= 0
     capsys.readouterr()
-    assert metrics_cli.main([str(metered)]) == 0
-    assert "| FindSR | NavSR@20cm | InteractSR |" in capsys.readouterr().out
+    assert metrics_cli.main([str(out)]) == 0  # the paper table, now from the metered run
+    report = capsys.readouterr().out
+    assert "| FindSR | NavSR@20cm | InteractSR |" in report and "no paper metrics recorded" not in report
     # And again without: the run without them is reused, not the metered one.
     assert eval_cli.main(["FINDSIT-val100", "--policy", "random", "--checkpoint", "r", "--episodes", "1", "--no-video",
                           "--output", str(out)]) == 0
