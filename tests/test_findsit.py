@@ -29,6 +29,10 @@ def run(tmp_path, *args) -> Path:
     return result.parent
 
 
+def runs(out: Path) -> list[Path]:
+    return sorted(p.parent for p in out.glob("FINDSIT-val100/run-*/benchmark_result.json"))
+
+
 def paper(run_dir: Path, seed: int) -> dict:
     return json.loads((run_dir / "paper_metrics" / f"episode_{seed}" / "metrics.json").read_text())
 
@@ -52,7 +56,7 @@ def test_a_decision_is_25_control_rows_and_stop_is_one():
 
 def test_the_oracle_reaches_a_plant_and_sits_on_a_bed(tmp_path):
     """Episodes 0 and 1 of val100: a potted plant (touch and stop) and a bed (touch, turn, back up, sit, stop)."""
-    run_dir = run(tmp_path, "--policy", "oracle", "--episodes", "2")
+    run_dir = run(tmp_path, "--policy", "oracle", "--episodes", "2", "--metrics")
     plant, bed = paper(run_dir, 0), paper(run_dir, 1)
     assert plant["episode"]["object_category"] == "potted_plant" and bed["episode"]["object_category"] == "bed"
     assert plant["success"]["nav_sr_20cm"] and plant["success"]["active_stop"] and not plant["success"]["is_interact_episode"]
@@ -65,7 +69,7 @@ def test_the_oracle_reaches_a_plant_and_sits_on_a_bed(tmp_path):
 
 
 def test_the_random_floor_and_the_paper_table(tmp_path, capsys):
-    run_dir = run(tmp_path, "--policy", "random", "--checkpoint", "r", "--episodes", "3")
+    run_dir = run(tmp_path, "--policy", "random", "--checkpoint", "r", "--episodes", "3", "--metrics")
     outcomes = [read(run_dir / "summaries" / f"episode_{s}.json", EpisodeSummary).outcome for s in range(3)]
     assert set(outcomes) <= {"stopped", "timeout", "success"}
     capsys.readouterr()
@@ -78,6 +82,41 @@ def test_the_random_floor_and_the_paper_table(tmp_path, capsys):
     done = subprocess.run([sys.executable, "-c", blocked, str(run_dir.parent.parent)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout == out
+
+
+def test_paper_metrics_are_opt_in_and_a_run_with_them_is_never_one_without(tmp_path, capsys):
+    """Without --metrics: no segmentation pixels, no paper_metrics files, one line from htb-metrics; with it, a new run."""
+    out = tmp_path / "out"
+    plain = run(tmp_path, "--policy", "random", "--checkpoint", "r", "--episodes", "1")
+    assert not (plain / "paper_metrics").exists()
+    assert json.loads((plain / "evaluation_config.json").read_text())["paper_metrics"] is False
+    calls = [json.loads(line) for line in (plain / "policy" / "episode_0.jsonl").read_text().splitlines()]
+    assert calls and all(c["metadata"]["decision"]["target_pixels"] is None for c in calls)
+    capsys.readouterr()
+    assert metrics_cli.main([str(out)]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if "Find-navigate-sit" in line]
+    assert lines == ["Find-navigate-sit: no paper metrics recorded (the runs were made without htb-eval --metrics)."]
+
+    # The same command with --metrics neither reuses nor continues the run without them.
+    assert eval_cli.main(["FINDSIT-val100", "--policy", "random", "--checkpoint", "r", "--episodes", "1", "--no-video",
+                          "--metrics", "--output", str(out)]) == 0
+    [metered] = [r for r in runs(out) if r != plain]
+    assert json.loads((metered / "evaluation_config.json").read_text())["paper_metrics"] is True
+    assert paper(metered, 0)["success"]["max_target_pixel_count"] >= 0
+    capsys.readouterr()
+    assert metrics_cli.main([str(out)]) == 0  # the paper table, now from the metered run
+    report = capsys.readouterr().out
+    assert "| FindSR | NavSR@20cm | InteractSR |" in report and "no paper metrics recorded" not in report
+    # And again without: the run without them is reused, not the metered one.
+    assert eval_cli.main(["FINDSIT-val100", "--policy", "random", "--checkpoint", "r", "--episodes", "1", "--no-video",
+                          "--output", str(out)]) == 0
+    assert runs(out) == sorted([plain, metered])
+
+
+def test_metrics_is_refused_where_a_suite_has_none(capsys):
+    assert eval_cli.main(["G1BallMove-L0-S", "--policy", "zero", "--metrics", "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "htb-eval: --metrics: the toolbench suite has no paper metrics (find-navigate-sit has)"
 
 
 def test_a_language_model_planner_end_to_end_against_a_local_server(tmp_path):
@@ -96,7 +135,7 @@ def test_a_language_model_planner_end_to_end_against_a_local_server(tmp_path):
         config.write_text(json.dumps({"base_url": provider.url, "model": "test-model", "max_tokens": 256,
                                       "response_format": {"type": "json_object"}}))
         run_dir = run(tmp_path, "--policy", "llm", "--model-config", str(config), "--checkpoint", "test-model",
-                      "--episodes", "1")
+                      "--episodes", "1", "--metrics")
     finally:
         provider.server.shutdown()
         provider.server.server_close()

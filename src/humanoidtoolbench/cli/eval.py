@@ -104,6 +104,11 @@ def build_parser() -> argparse.ArgumentParser:
         f"(default {DEFAULT_TIMEOUT_S:g}; the pre-flight waits at most {PREFLIGHT_TIMEOUT_S:g})",
     )
     p.add_argument("--no-video", action="store_true", help="skip the cameras (diagnostic: results are not reportable)")
+    p.add_argument(
+        "--metrics",
+        action="store_true",
+        help="also record the suite's paper metrics (find-navigate-sit: segmentation per decision, paper_metrics/ per episode); off by default, since they cost a render per decision",
+    )
     run = p.add_argument_group("parallel and cluster runs")
     run.add_argument(
         "--workers",
@@ -284,6 +289,11 @@ def _check_model_config(args) -> None:
     os.environ[MODEL_CONFIG_ENV] = str(path.resolve())
 
 
+def _check_metrics(args, suite) -> None:
+    if args.metrics and not suite.paper_metrics:
+        raise UsageError(f"--metrics: the {suite.name} suite has no paper metrics (find-navigate-sit has)")
+
+
 def _policy_spec(args):
     from ..eval.policy_source import PolicySpec
 
@@ -377,7 +387,8 @@ def _dry_run(args, conditions, settings_of) -> None:
         seeds = f"{s.seeds[0]}..{s.seeds[-1]}" if len(s.seeds) > 1 else str(s.seeds[0])
         print(
             f"[{k}/{len(conditions)}] {cond.env_id}: {s.episodes} episodes, seeds {seeds}, {s.max_steps} steps, "
-            f"{'videos of ' + ', '.join(s.cameras) if s.record_video else 'no video'}; instruction {cond.instruction!r}; "
+            f"{'videos of ' + ', '.join(s.cameras) if s.record_video else 'no video'}"
+            f"{', paper metrics' if s.paper_metrics else ''}; instruction {cond.instruction!r}; "
             + ("standard protocol" if not reasons else "diagnostic: " + "; ".join(reasons))
         )
 
@@ -403,6 +414,7 @@ def _main(argv: list[str] | None) -> int:
         _check_numbers(args, conditions)
         _check_source(args)
         _check_model_config(args)
+        _check_metrics(args, suites.suite_of(conditions[0]))
         _check_output(args)
         if args.backend == "ray":
             from ..eval.ray_backend import RayUnavailable, import_ray
@@ -417,7 +429,8 @@ def _main(argv: list[str] | None) -> int:
 
     def settings_of(cond):
         return EvalSettings(
-            cond, args.episodes, args.seed_start, args.max_steps, record_video=not args.no_video, controller=args.controller
+            cond, args.episodes, args.seed_start, args.max_steps, record_video=not args.no_video, controller=args.controller,
+            paper_metrics=args.metrics,
         )
 
     if args.dry_run:

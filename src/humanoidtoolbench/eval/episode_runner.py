@@ -69,6 +69,7 @@ def run_episode(settings: EvalSettings, policy, seed: int, run: RunDir, on_step=
     contract = get_contract(suite.contract)
     cams_spec = suite.cameras
     episode = suite.make_episode(cond, seed, make_controller(settings.controller), settings.visual_detail)
+    episode.paper_metrics = settings.paper_metrics
     episode.reset()
     run.discard_episode(seed)
     tracker = MetricTracker()

@@ -121,6 +121,9 @@ class EvalConfig(Record):
     visual_detail: str
     cameras: list[str]
     video: dict[str, Any]
+    # Recorded paper metrics change what a run holds: a run without them (or one written before the
+    # setting existed: None on resume) is never continued with them, nor the other way round.
+    paper_metrics: bool
 
 
 class RunConfig(EvalConfig):

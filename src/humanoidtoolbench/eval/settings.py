@@ -22,6 +22,7 @@ class EvalSettings:
     record_video: bool = True
     visual_detail: str | None = None
     controller: str | None = None
+    paper_metrics: bool = False  # htb-eval --metrics: the suite's opt-in metrics, recorded
 
     def __post_init__(self) -> None:
         p = self.suite.protocol
@@ -89,6 +90,7 @@ class EvalSettings:
             controller=self.controller,
             robot_variant=self.robot_variant,
             record_video=self.record_video,
+            paper_metrics=self.paper_metrics,
             visual_detail=self.visual_detail,
             cameras=list(self.cameras) if self.record_video else [],
             video={"fps": FPS, "width": cams.width, "height": cams.height, "codec": "h264", "encoder": CODEC},

@@ -90,6 +90,7 @@ class Episode(ABC):
 
     settle_steps: int = 0
     condition: Condition
+    paper_metrics: bool = False  # set by the runner: the run records the suite's opt-in metrics (--metrics)
 
     @property
     def model(self):
@@ -130,6 +131,7 @@ class Suite(ABC):
     contract: ClassVar[str]  # name of the ActionContract its policies speak
     outcomes: ClassVar[tuple[str, ...]] = (SUCCESS, TIMEOUT, FELL)
     builtin_policies: ClassVar[dict[str, str]] = {}  # short name -> MODULE:FUNCTION
+    paper_metrics: ClassVar[bool] = False  # has metrics a run opts into with htb-eval --metrics
 
     @property
     @abstractmethod

@@ -27,7 +27,7 @@ from ...sim.simulation import Simulation, home_upper_pose
 from ..base import SUCCESS, Episode, StepResult
 from . import actions, metrics
 from .apartments import build_apartment
-from .navgrid import NavGrid
+from .navgrid import NavGrid, Rect
 from .scene import EGO_CAMERA, EGO_SIZE, build_scene
 
 STOPPED = "stopped"  # an active stop that does not meet the success rule
@@ -39,17 +39,10 @@ SETTLE_STEPS = 10
 SKILL_BY_ID = {spec.id: spec.skill for spec in actions.VOCABULARY}
 
 
-def _seat_centre(piece) -> tuple[float, float]:
-    """Where to sit on a piece: the middle of its seat block, in front of any backrest (+x is the front)."""
-    forward = (piece.backrest or 0.0) / 2
-    return (piece.centre[0] + forward * math.cos(piece.yaw), piece.centre[1] + forward * math.sin(piece.yaw))
-
-
 def _approach(piece, clearance: float = 0.35) -> tuple[float, float]:
-    """Where to stand before sitting: in front of the seat's middle, clear of its front edge."""
-    cx, cy = _seat_centre(piece)
-    reach = piece.half_extents[0] - (piece.backrest or 0.0) / 2 + clearance
-    return (cx + reach * math.cos(piece.yaw), cy + reach * math.sin(piece.yaw))
+    """Where to stand before sitting: in front of the middle of the seat's front edge (+x is the front)."""
+    reach = piece.half_extents[0] + clearance
+    return (piece.centre[0] + reach * math.cos(piece.yaw), piece.centre[1] + reach * math.sin(piece.yaw))
 
 
 def _wrap(a: float) -> float:
@@ -256,9 +249,12 @@ class FindSitEpisode(Episode):
             "category": self.spec.object_category,
             "interact": self.spec.object_category in metrics.INTERACT_CATEGORIES,
             "target_distance": metrics.body_target_distance(self.body_points(), self.target_aabbs()),
-            "targets": [{"centre": g.centre, "seat_centre": _seat_centre(g), "approach": _approach(g),
-                         "seat_height": g.seat_height, "aabb": g.aabb()} for g in goals],
+            "targets": [{"centre": g.centre, "yaw": g.yaw, "half_extents": g.half_extents, "backrest": g.backrest,
+                         "seat_height": g.seat_height, "aabb": g.aabb(), "approach": approach}
+                        for g, approach in zip(goals, self._approaches((base.x, base.y)))],
+            "grid": self.grid,
             "path": self._path((base.x, base.y)),
+            "contacts": self._obstacle_contacts(),
             "pelvis_on_target": any(
                 (self.model.geom_bodyid[self.data.contact[i].geom[0]] in self._target_bodies
                  and self.model.body(self.model.geom_bodyid[self.data.contact[i].geom[1]]).name == "pelvis")
@@ -269,23 +265,50 @@ class FindSitEpisode(Episode):
             "sits": sum(1 for d in self.decisions if d.skill == actions.SIT),
         }
 
-    def _path(self, xy) -> list[tuple[float, float]]:
-        """The grid's path, from the nearest free cell when the robot stands in a wall or furniture margin."""
+    def _obstacle_contacts(self) -> list[tuple[float, float]]:
+        """Where the robot touches anything but a target, above the floor (xy): what a stuck walk pushes against."""
+        m, d = self.model, self.data
+        points = []
+        for i in range(d.ncon):
+            c = d.contact[i]
+            b1, b2 = int(m.geom_bodyid[c.geom[0]]), int(m.geom_bodyid[c.geom[1]])
+            if (b1 in self._robot) != (b2 in self._robot) and not {b1, b2} & self._target_bodies and c.pos[2] > 0.05:
+                points.append((float(c.pos[0]), float(c.pos[1])))
+        return points
+
+    def _start(self, xy) -> tuple[float, float]:
+        """The robot's position, or the nearest free cell's centre when it stands in a wall or furniture margin."""
         if self.grid.navigable(xy):
-            return self.grid.path(xy, self._goal_cells())
+            return xy
         free = np.argwhere(self.grid.free)
         row, col = self.grid.cell(xy)
         nearest = free[np.argmin(np.hypot(free[:, 0] - row, free[:, 1] - col))]
-        start = tuple(float(c) for c in self.grid.centres(nearest[None])[0])
-        return [start, *self.grid.path(start, self._goal_cells())]
+        return tuple(float(c) for c in self.grid.centres(nearest[None])[0])
 
-    def _goal_cells(self) -> list[tuple[int, int]]:
-        """The view points of the targets; for a seat, the free cell nearest the spot in front of it."""
-        if not hasattr(self, "_cells"):
-            if self.spec.object_category in metrics.INTERACT_CATEGORIES:
-                free = np.argwhere(self.grid.free)
-                spots = [self.grid.cell(_approach(self.apartment.furniture[g.object_id])) for g in self.spec.goals]
-                self._cells = [tuple(free[np.argmin(np.hypot(*(free - np.array(s)).T))]) for s in spots]
-            else:
-                self._cells = [self.grid.cell(vp.agent_state.position[:2]) for g in self.spec.goals for vp in g.view_points]
-        return self._cells
+    def _path(self, xy) -> list[tuple[float, float]]:
+        """The grid's path, kept clear of the margins where it can be, from the nearest free cell if need be."""
+        start = self._start(xy)
+        path = self.grid.path(start, self._goal_cells(xy), keep_clear=True)
+        return path if start == xy else [start, *path]
+
+    def _goal_cells(self, xy) -> list[tuple[int, int]]:
+        """The view points of the targets; for a seat, its approach cell."""
+        if self.spec.object_category in metrics.INTERACT_CATEGORIES:
+            return [self.grid.cell(a) for a in self._approaches(xy)]
+        return [self.grid.cell(vp.agent_state.position[:2]) for g in self.spec.goals for vp in g.view_points]
+
+    def _approaches(self, xy) -> list[tuple[float, float]]:
+        """Per goal seat, the centre of the free cell the robot can reach that is nearest the spot in front
+        of it, preferring cells in front of the seat; fixed at the first call (the grid holds no clutter)."""
+        if not hasattr(self, "_approach_points"):
+            labels = self.grid.components()
+            reachable = np.argwhere(labels == labels[self.grid.cell(self._start(xy))])
+            centres = self.grid.centres(reachable)
+            self._approach_points = []
+            for goal in self.spec.goals:
+                piece = self.apartment.furniture[goal.object_id]
+                u, v = Rect.of(piece).local(centres).T
+                aside = (u < piece.half_extents[0]) | (np.abs(v) > piece.half_extents[1])
+                score = np.hypot(*(centres - _approach(piece)).T) + aside
+                self._approach_points.append(tuple(float(c) for c in centres[np.argmin(score)]))
+        return self._approach_points

@@ -33,6 +33,11 @@ RESOLUTION = 0.05  # m per cell
 ROBOT_RADIUS = 0.25  # m, the G1 seen from above with its arms in
 ROBOT_HEIGHT = 1.32  # m; anything whose underside is higher (a lintel) is walked under
 VIEW_RADIUS = 1.0  # m from the object's footprint within which a cell may be a view point
+# A path that keeps clear (`path(..., keep_clear=True)`) pays up to CLEAR_COST times a cell's length
+# for cells closer than CLEARANCE_M to the margin, so it runs through the middle of doorways and
+# aisles where it can: the robot's arms swing out past the radius that sets the margin.
+CLEARANCE_M = 0.25
+CLEAR_COST = 4.0
 
 
 @dataclass(frozen=True)
@@ -139,6 +144,20 @@ class NavGrid:
 
     @cached_property
     def _graph(self) -> csr_matrix:
+        src, dst, weight = self._edges
+        return csr_matrix((weight, (src, dst)), shape=(self.free.size, self.free.size))
+
+    @cached_property
+    def _clear_graph(self) -> csr_matrix:
+        """The graph with each edge made dearer by how far its cells are inside the preferred clearance."""
+        src, dst, weight = self._edges
+        clearance = ndimage.distance_transform_edt(self.free).ravel() * RESOLUTION
+        penalty = CLEAR_COST * np.clip(1.0 - clearance / CLEARANCE_M, 0.0, 1.0)
+        weight = weight * (1.0 + (penalty[src] + penalty[dst]) / 2)
+        return csr_matrix((weight, (src, dst)), shape=(self.free.size, self.free.size))
+
+    @cached_property
+    def _edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         f = self.free
         rows, cols = f.shape
         idx = np.arange(rows * cols).reshape(rows, cols)
@@ -152,15 +171,16 @@ class NavGrid:
         src = np.concatenate([a[m] for m, a, _, _ in pairs])
         dst = np.concatenate([b[m] for m, _, b, _ in pairs])
         weight = np.concatenate([np.full(int(m.sum()), w) for m, _, _, w in pairs])
-        return csr_matrix((weight, (src, dst)), shape=(rows * cols, rows * cols))
+        return src, dst, weight
 
-    def _search(self, goals) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _search(self, goals, keep_clear: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Dijkstra from the goal cells at once: distance, predecessor and nearest goal node of every node."""
         goals = np.asarray(goals, dtype=int).reshape(-1, 2)
         if len(goals) == 0 or not self.free[goals[:, 0], goals[:, 1]].all():
             raise ValueError("goal cells must be a non-empty set of free cells")
         sources = np.ravel_multi_index((goals[:, 0], goals[:, 1]), self.shape)
-        return dijkstra(self._graph, directed=False, indices=sources, min_only=True, return_predecessors=True)
+        graph = self._clear_graph if keep_clear else self._graph
+        return dijkstra(graph, directed=False, indices=sources, min_only=True, return_predecessors=True)
 
     def distance_field(self, goals) -> np.ndarray:
         """Geodesic distance (m) from every cell to the nearest goal cell; inf where no path exists."""
@@ -181,14 +201,15 @@ class NavGrid:
     def reachable(self, start_xy, goals) -> bool:
         return self.navigable(start_xy) and math.isfinite(self.geodesic_distance(start_xy, goals))
 
-    def path(self, start_xy, goals) -> list[tuple[float, float]]:
+    def path(self, start_xy, goals, keep_clear: bool = False) -> list[tuple[float, float]]:
         """Cell-centre waypoints of a shortest path from the start's cell to the nearest goal cell, turns only.
 
+        keep_clear: the shortest under the clearance cost instead of by length.
         Empty when the start is blocked or no goal can be reached.
         """
         if not self.navigable(start_xy):
             return []
-        dist, pred, _ = self._search(goals)
+        dist, pred, _ = self._search(goals, keep_clear)
         node = int(np.ravel_multi_index(self.cell(start_xy), self.shape))
         if not math.isfinite(dist[node]):
             return []

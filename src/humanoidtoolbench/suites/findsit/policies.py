@@ -14,19 +14,35 @@ import os
 
 import msgspec
 import numpy as np
+from scipy import ndimage
 
 from ...policies.reply import EPISODE_SEED_KEY
 from . import actions
+from .navgrid import RESOLUTION
 from .planner import Decision, LanguageModelPlanner, Observation, RandomPlanner
 
 IMAGE_KEY = "rgb_ego"
 MODEL_CONFIG_ENV = "HTB_MODEL_CONFIG"  # set by htb-eval --model-config
-# Oracle: how close counts as touching, and how it approaches.
-TOUCH_M = 0.12
+# Oracle: how close counts as touching, how it follows a path, how it sits.
+TOUCH_M = 0.18  # within NavSR@20cm's radius: a Stop does not move the robot
 TURN_TOLERANCE_DEG = 12.0
-ARRIVE_M = 0.3  # within this of the path's end, walk straight at the target
-OVER_SEAT_M = 0.12  # the pelvis this close to the seat's middle sits down
-STUCK_M = 0.02  # a step back that moved less than this met the backrest: sit where it is
+ALIGN_TOLERANCE_DEG = 6.0  # before backing onto a seat
+ARRIVE_M = 0.2  # a waypoint this close is passed
+LOOKAHEAD_M = 3.0  # the robot heads for the furthest point of its path it sees along a clear lane, this far at most
+LANE_CLEARANCE_M = 0.1  # a lane keeps this far beyond the grid's margin (the arms swing out), or as far as the path does
+STALL_M = 0.03  # a walk or step that moved less than this met something
+SEAT_ZONE_M = 1.0  # a walk that stalls this close to the seat's approach starts the sit from there
+# Where the pelvis sits, behind the seat's front edge. The hands hang beside the hips, lower than the
+# pelvis: on a seat wider than HAND_SPAN_M they land first and hold the pelvis up, so on those the
+# pelvis sits at the edge (the hands, a little ahead of it, pass in front); a narrower seat (a toilet)
+# is sat on in its middle, up to SIT_INSET_M deep.
+SIT_INSET_M = 0.22
+EDGE_INSET_M = 0.08
+HAND_SPAN_M = 0.5
+RETRY_INSET_STEP_M = 0.04  # each retried sit moves the pelvis this much nearer the front edge
+SIT_RETRIES = 2
+OVER_SPOT_M = 0.05  # the pelvis this close to its spot (along the seat's axis) sits down
+LATERAL_M = 0.1  # off the seat's middle by more than this, side-step first (the least side step)
 SIT_BELOW_SEAT_M = 0.05  # the pelvis is commanded a little below the seat, so it rests on it
 
 
@@ -57,58 +73,167 @@ class PlannerPolicy:
 class OraclePlanner:
     """Privileged geometry and the navigation grid's path: the ceiling of what planning can score.
 
-    Follow the path by turning towards the next waypoint and walking; past its
-    end, walk straight at the nearest target until touching it and stop, or,
-    for bed, couch and toilet, to the spot in front of the seat's middle, turn
-    the back to the seat, step back over it, sit at its height and stop.
+    It acts only through the discrete vocabulary. It follows the grid's path
+    (kept clear of door frames), turning towards the next waypoint and walking;
+    past its end it walks straight at the nearest target until touching it and
+    stops. For bed, couch and toilet it walks to the reachable spot in front of
+    the seat, faces the way the seat faces, side-steps onto the seat's middle,
+    steps back until the pelvis is just behind the seat's front edge, sits at
+    the seat's height and stops once the pelvis rests on the seat (otherwise it
+    moves nearer the edge and sits again). A walk or step that did not move met
+    something: it steps back and aside, away from the contact, and goes on.
     """
 
     name = "oracle"
 
     def reset(self, instruction: str, seed: int) -> None:
-        self._sat = self._seating = False
-        self._backing_from = None
+        self._seating = False
+        self._sits = 0
+        self._queue: list[actions.Action] = []
+        self._last: tuple[tuple[float, float], actions.Action] | None = None
+        self._escapes = 0
 
     def decide(self, observation: Observation) -> Decision:
-        action = self._choose(observation.privileged)
-        return Decision(action=action, proposed=action, visible_state=f"The target {'is' if action.active_stop else 'is being approached'}.")
+        p = observation.privileged
+        action = self._choose(p)
+        self._last = (tuple(p["pose"][:2]), action)
+        state = "The target is reached." if action.active_stop else "The target is being approached."
+        return Decision(action=action, proposed=action, visible_state=state)
+
+    def _stalled(self, x: float, y: float) -> bool:
+        """The last walk or step moved the robot less than STALL_M."""
+        if self._last is None or self._last[1].skill not in (actions.WALK, actions.STEP_BACK, actions.SIDE_STEP):
+            return False
+        return math.dist((x, y), self._last[0]) < STALL_M
 
     def _choose(self, p: dict) -> actions.Action:
         x, y, yaw = p["pose"]
-        if self._sat or (p["interact"] and p["pelvis_on_target"] and p["sits"]):
+        stalled = self._stalled(x, y)
+        if self._queue:
+            return self._queue.pop(0)
+        target = min(p["targets"], key=lambda t: math.dist((x, y), t["approach"] if p["interact"] else t["centre"][:2]))
+        if p["interact"]:
+            if self._last is not None and self._last[1].skill == actions.SIT:
+                if p["pelvis_on_target"] or self._sits > SIT_RETRIES:
+                    return actions.STOP
+            if self._seating or math.dist((x, y), target["approach"]) < ARRIVE_M or (
+                stalled and math.dist((x, y), target["approach"]) < SEAT_ZONE_M
+            ):
+                self._seating = True
+                return self._sit(x, y, yaw, target, stalled)
+        elif p["target_distance"] <= TOUCH_M:
             return actions.STOP
-        target = min(p["targets"], key=lambda t: math.dist((x, y), t["centre"][:2]))
-        if p["target_distance"] <= TOUCH_M and not p["interact"]:
-            return actions.STOP
-        if p["interact"] and (self._seating or math.dist((x, y), target["approach"]) < ARRIVE_M / 2):
-            self._seating = True  # in front of the seat: turn round, back onto it, sit
-            return self._sit(x, y, yaw, target)
-        path = [w for w in p["path"] if math.dist((x, y), w) > ARRIVE_M]
+        if stalled:
+            return self._escape(x, y, yaw, p["contacts"])
         end = target["approach"] if p["interact"] else _nearest_point(target["aabb"], (x, y))
-        goal = path[0] if path else end
+        goal = _lookahead(p["grid"], (x, y), p["path"]) or end
         return self._head_for(x, y, yaw, goal, remaining=math.dist((x, y), goal))
 
+    def _escape(self, x, y, yaw, contacts) -> actions.Action:
+        """Step back, then aside away from what the robot touches (alternating sides when it touches nothing)."""
+        self._escapes += 1
+        if contacts:
+            cx, cy = np.mean(contacts, axis=0)
+            left = -(cx - x) * math.sin(yaw) + (cy - y) * math.cos(yaw)  # the contact's offset to the robot's left
+            side = "right" if left > 0 else "left"
+        else:
+            side = "left" if self._escapes % 2 else "right"
+        self._queue = [actions.parse_action(6, f"Side step<{side}><0.30>")]
+        return actions.parse_action(5, "Step back<0.25>")
+
     def _head_for(self, x, y, yaw, goal, remaining: float) -> actions.Action:
-        err = math.degrees((math.atan2(goal[1] - y, goal[0] - x) - yaw + math.pi) % (2 * math.pi) - math.pi)
+        err = math.degrees(_wrap(math.atan2(goal[1] - y, goal[0] - x) - yaw))
         if abs(err) > TURN_TOLERANCE_DEG:
-            return actions.parse_action(2, f"Turn<{'left' if err > 0 else 'right'}><{abs(err):.0f}>")
+            return _turn(err)
         speed = "fast" if remaining > 1.5 else "normal" if remaining > 0.6 else "slow"
         return actions.parse_action(0, f"Walk<forward><{speed}>")
 
-    def _sit(self, x, y, yaw, target) -> actions.Action:
-        cx, cy = target["seat_centre"]
-        back = math.dist((x, y), (cx, cy))
-        stuck = self._backing_from is not None and math.dist((x, y), self._backing_from) < STUCK_M
-        if back > OVER_SEAT_M and not stuck:
-            away = math.atan2(y - cy, x - cx)  # face away from the seat, back towards it
-            err = math.degrees((away - yaw + math.pi) % (2 * math.pi) - math.pi)
-            if abs(err) > TURN_TOLERANCE_DEG and back > 0.25:
-                self._backing_from = None
-                return actions.parse_action(2, f"Turn<{'left' if err > 0 else 'right'}><{abs(err):.0f}>")
-            self._backing_from = (x, y)
-            return actions.parse_action(5, f"Step back<{min(back, 0.6):.2f}>")
-        self._sat = True
+    def _sit(self, x, y, yaw, target, stalled: bool) -> actions.Action:
+        """Face the way the seat faces, get in line with its middle, back over the sit spot, sit."""
+        front = target["yaw"]
+        err = math.degrees(_wrap(front - yaw))
+        if abs(err) > ALIGN_TOLERANCE_DEG:
+            return _turn(err)
+        hx = target["half_extents"][0]
+        depth = 2 * hx - (target["backrest"] or 0.0)
+        wide = 2 * target["half_extents"][1] > HAND_SPAN_M
+        inset = max((EDGE_INSET_M if wide else min(SIT_INSET_M, depth / 2)) - self._sits * RETRY_INSET_STEP_M, 0.0)
+        cx, cy = target["centre"][:2]
+        c, s = math.cos(front), math.sin(front)
+        ahead = (x - cx) * c + (y - cy) * s - (hx - inset)  # how far the pelvis is in front of its spot
+        lateral = -(x - cx) * s + (y - cy) * c  # the pelvis' offset to the seat's left of its middle line
+        backing = self._last is not None and self._last[1].skill == actions.STEP_BACK
+        if abs(lateral) > LATERAL_M and not (stalled and self._last[1].skill == actions.SIDE_STEP):
+            # facing the seat's front, the seat's left is the robot's left
+            return actions.parse_action(6, f"Side step<{'right' if lateral > 0 else 'left'}><{min(abs(lateral), 0.5):.2f}>")
+        if ahead > OVER_SPOT_M and not (stalled and backing):
+            return actions.parse_action(5, f"Step back<{min(max(ahead, 0.1), 0.6):.2f}>")
+        if ahead < -OVER_SPOT_M and not stalled and self._sits:
+            return actions.parse_action(0, "Walk<forward><slow>")  # a retry nearer the edge: 0.1 m forward
+        self._sits += 1
         return actions.parse_action(4, f"Sit down<{(target['seat_height'] or 0.5) - SIT_BELOW_SEAT_M:.2f}>")
+
+
+def _lookahead(grid, xy, path) -> tuple[float, float] | None:
+    """The furthest point of the path (within LOOKAHEAD_M) on a straight lane from the robot that keeps clear of
+    the margins; the first point past ARRIVE_M when none is; None at the path's end.
+
+    Heading for it cuts the path's grid zigzags without cutting a door frame's corner.
+    """
+    start = np.asarray(xy, dtype=float)
+    dense = _densify([xy, *path])
+    far = np.linalg.norm(dense - start, axis=1)
+    ahead = np.flatnonzero(far > ARRIVE_M)
+    if len(ahead) == 0:
+        return None
+    clearance = _clearance(grid)
+    along = np.minimum.accumulate(clearance[_cells(grid, dense)])  # the least clearance of the path so far
+    best = dense[ahead[0]]
+    for i in ahead:
+        if far[i] > LOOKAHEAD_M:
+            break
+        t = np.arange(0.0, far[i], RESOLUTION / 2)[:, None]
+        lane = start + t / far[i] * (dense[i] - start)
+        lane = lane[t[:, 0] > ARRIVE_M]  # the robot may stand in a margin itself
+        if len(lane) == 0 or clearance[_cells(grid, lane)].min() >= min(LANE_CLEARANCE_M, along[i]) - 1e-9:
+            best = dense[i]
+    return float(best[0]), float(best[1])
+
+
+def _cells(grid, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column indices of world points (n, 2), clipped to the grid."""
+    rows, cols = grid.shape
+    return (np.clip((points[:, 1] / RESOLUTION).astype(int), 0, rows - 1),
+            np.clip((points[:, 0] / RESOLUTION).astype(int), 0, cols - 1))
+
+
+def _densify(points) -> np.ndarray:
+    """The polyline through `points`, sampled every grid cell."""
+    out = [np.asarray(points[0], dtype=float)]
+    for a, b in zip(points[:-1], points[1:]):
+        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        n = max(int(math.ceil(np.linalg.norm(b - a) / RESOLUTION)), 1)
+        out += [a + (b - a) * k / n for k in range(1, n + 1)]
+    return np.array(out)
+
+
+_CLEARANCE: dict[int, np.ndarray] = {}
+
+
+def _clearance(grid) -> np.ndarray:
+    """Per cell, how far (m) its centre lies beyond the margin (0 in a blocked cell); one grid per episode kept."""
+    if id(grid) not in _CLEARANCE:
+        _CLEARANCE.clear()
+        _CLEARANCE[id(grid)] = (ndimage.distance_transform_edt(grid.free) - 0.5) * RESOLUTION
+    return _CLEARANCE[id(grid)]
+
+
+def _wrap(angle: float) -> float:
+    return (angle + math.pi) % (2 * math.pi) - math.pi
+
+
+def _turn(err_deg: float) -> actions.Action:
+    return actions.parse_action(2, f"Turn<{'left' if err_deg > 0 else 'right'}><{abs(err_deg):.0f}>")
 
 
 def _nearest_point(aabb, xy) -> tuple[float, float]:

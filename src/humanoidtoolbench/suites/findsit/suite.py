@@ -10,6 +10,7 @@ Importing this module loads no simulator.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -20,6 +21,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ...eval.rundir import CONFIG
 from ..base import SUCCESS, TIMEOUT, Cameras, StandardProtocol, Suite
 from . import split
 from .policies import IMAGE_KEY
@@ -99,6 +101,7 @@ class FindSit(Suite):
         "random": "humanoidtoolbench.suites.findsit.policies:random_planner",
         "llm": "humanoidtoolbench.suites.findsit.policies:llm",
     }
+    paper_metrics = True
 
     @property
     def conditions(self):
@@ -110,7 +113,8 @@ class FindSit(Suite):
         return FindSitEpisode(condition, seed, controller=controller, detail=detail)
 
     def build_request(self, episode, image: np.ndarray, reset: bool) -> dict:
-        episode.target_pixels = episode.count_target_pixels()
+        # The segmentation render is the metrics' alone (FindSR's pixels): skipped in a run without them.
+        episode.target_pixels = episode.count_target_pixels() if episode.paper_metrics else None
         return {
             "image": {IMAGE_KEY: image},
             "state": {"states": episode.state().reshape(1, -1)},
@@ -119,6 +123,8 @@ class FindSit(Suite):
         }
 
     def sinks(self, episode, run_dir, seed: int) -> list:
+        if not episode.paper_metrics:
+            return []
         from .recording import PaperMetricsSink
 
         return [PaperMetricsSink(episode, Path(run_dir), seed)]
@@ -134,9 +140,19 @@ class FindSit(Suite):
         import msgspec
 
         if not any(Path(output).rglob("paper_metrics/*/metrics.json")):
+            if any(_is_findsit_run(config) for config in Path(output).rglob(CONFIG)):
+                note = "no paper metrics recorded (the runs were made without htb-eval --metrics)"
+                return f"Find-navigate-sit: {note}.", {"note": note}
             return None
         summary = summarize(read_run(output))
         return format_summary(summary), msgspec.to_builtins(summary)
+
+
+def _is_findsit_run(config: Path) -> bool:
+    try:
+        return json.loads(config.read_text()).get("suite") == FindSit.name
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 SUITE = FindSit()
