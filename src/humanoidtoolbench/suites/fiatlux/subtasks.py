@@ -34,9 +34,22 @@ class Start:
     pinned: bool = False
 
 
-@dataclass(frozen=True)
-class FiatluxTask:
+class _Condition:
+    """What the runner reads of any Fiatlux condition: its ID is its name, its instruction its task text."""
+
     suite: ClassVar[str] = "fiatlux"
+
+    @property
+    def env_id(self) -> str:
+        return self.name
+
+    @property
+    def instruction(self) -> str:
+        return self.instruction_text
+
+
+@dataclass(frozen=True)
+class FiatluxTask(_Condition):
     key: str  # S01 ... S12
     instruction_text: str
     start: Start
@@ -52,14 +65,6 @@ class FiatluxTask:
     @property
     def weight(self) -> float:
         return _WEIGHTED[self.key].weight
-
-    @property
-    def env_id(self) -> str:
-        return self.name
-
-    @property
-    def instruction(self) -> str:
-        return self.instruction_text
 
     @property
     def hold_steps(self) -> int:
@@ -128,7 +133,7 @@ BY_KEY = {t.key: t for t in TASKS}
 
 
 @dataclass(frozen=True)
-class FiatluxErrand:
+class FiatluxErrand(_Condition):
     """The whole errand in one episode, from S01's start: each subtask's gate in turn, under that
     subtask's hold window and terminations, until the last one holds.
 
@@ -139,7 +144,6 @@ class FiatluxErrand:
     0.4 m floor holds throughout, since no stage puts it down below that.
     """
 
-    suite: ClassVar[str] = "fiatlux"
     key: str = "ERRAND"
     stages: tuple[FiatluxTask, ...] = TASKS
     instruction_text: str = ("Replace the light bulb: move the ladder under the fixture, climb it, take out the old bulb, "
@@ -148,14 +152,6 @@ class FiatluxErrand:
     @property
     def name(self) -> str:
         return "FIATLUX-Replace-v0"
-
-    @property
-    def env_id(self) -> str:
-        return self.name
-
-    @property
-    def instruction(self) -> str:
-        return self.instruction_text
 
     @property
     def start(self) -> Start:
