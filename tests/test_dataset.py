@@ -157,6 +157,7 @@ def test_the_standard_export_keeps_successful_expert_episodes(tmp_path, capsys):
         (["--workers", "two"], "--workers must be a number from 1"),
         (["G1Nothing-L0-S"], "G1Nothing"),
         (["--cameras", "head_stereo_left,belly"], "--cameras: belly; the cameras are head_stereo_left"),
+        (["FINDSIT-val100", "--policy", "random"], "FINDSIT-val100 has seeds 0..99"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, fragment, tmp_path, capsys):

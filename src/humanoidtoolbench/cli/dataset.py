@@ -17,7 +17,7 @@ from pathlib import Path
 from .. import suites
 from ..eval.demonstrations import DEMO_SEED_START, DemoError, check_seeds, seeds_needed
 from ..eval.policy_source import builtin_policies
-from .eval import MAX_EPISODES, MAX_WORKERS, SEED_LIMIT, UsageError, _conditions, _Parser
+from .eval import MAX_EPISODES, MAX_WORKERS, SEED_LIMIT, UsageError, _conditions, _Parser, check_seed_range
 
 DEFAULT_EPISODES = 50
 INSTALL_HINT = 'pip install "humanoidtoolbench[dataset]"'
@@ -76,6 +76,7 @@ def _check(args, conditions) -> None:
     count = seeds_needed(args.episodes, args.keep_failed)
     if not 0 <= args.seed_start <= SEED_LIMIT - count:
         raise UsageError(f"--seed-start must be between 0 and {SEED_LIMIT - count} for {count} seeds, got {args.seed_start}")
+    check_seed_range(suite, conditions, args.seed_start, count)
     try:
         check_seeds(suite, args.seed_start, count)
     except DemoError as exc:

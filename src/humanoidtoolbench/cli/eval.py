@@ -194,6 +194,11 @@ def _check_numbers(args, conditions) -> None:
         raise UsageError(
             f"--seed-start must be between 0 and {last} for {args.episodes} episodes (seeds stay below 2**31), got {args.seed_start}"
         )
+    check_seed_range(suite, conditions, args.seed_start, args.episodes)
+    if args.controller is not None and args.controller not in suite.controllers:
+        raise UsageError(
+            f"--controller {args.controller}: the {suite.name} suite's commands run on {', '.join(suite.controllers)}"
+        )
     if args.policy_timeout is not None and not 0 < args.policy_timeout <= MAX_POLICY_TIMEOUT_S:
         raise UsageError(
             f"--policy-timeout must be more than 0 and at most {MAX_POLICY_TIMEOUT_S:g} seconds, got {args.policy_timeout:g}"
@@ -205,6 +210,16 @@ def _check_numbers(args, conditions) -> None:
         raise UsageError("--ray-address goes with --backend ray")
     if len(args.ports) > 1 and len(args.ports) != requested:
         raise UsageError(f"--port lists {len(args.ports)} servers for --workers {args.workers}: give one port per worker")
+
+
+def check_seed_range(suite, conditions, seed_start: int, count: int) -> None:
+    """Where seeds index a fixed episode list (find-navigate-sit), the range must lie within it."""
+    for cond in conditions:
+        size = suite.seed_count(cond)
+        if size is not None and seed_start + count > size:
+            raise UsageError(
+                f"{cond.name} has seeds 0..{size - 1} (its episodes' indices); {count} seeds from {seed_start} go past them"
+            )
 
 
 def _check_output(args) -> None:

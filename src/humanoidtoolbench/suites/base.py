@@ -157,6 +157,15 @@ class Suite(ABC):
         """A condition's standard step budget; the protocol's unless the suite gives it its own."""
         return self.protocol.max_steps
 
+    @property
+    def controllers(self) -> tuple[str, ...]:
+        """The controllers that can execute this suite's commands; the protocol's alone unless the suite names more."""
+        return (self.protocol.controller,)
+
+    def seed_count(self, condition: Condition) -> int | None:
+        """How many seeds a condition has (0 .. count-1) when its seeds index a fixed list; None when any seed lays one out."""
+        return None
+
     def parse(self, text: str) -> Condition | None:
         """The condition a user typed (ID or name, case-insensitive), or None."""
         key = text.strip().lower()

@@ -79,6 +79,12 @@ class FindSitCondition:
     def instruction(self) -> str:
         return "Find the target named in each episode (one instruction per episode)."
 
+    @property
+    def size(self) -> int:
+        """Episodes in the list, known without generating the split."""
+        apartments, episodes = split.VAL100 if self.subset == "val100" else (split.APARTMENTS, split.EPISODES)
+        return apartments * episodes
+
     def episode(self, index: int):
         episodes = episodes_of(self.subset)
         if not 0 <= index < len(episodes):
@@ -106,6 +112,9 @@ class FindSit(Suite):
     @property
     def conditions(self):
         return CONDITIONS
+
+    def seed_count(self, condition) -> int:
+        return condition.size
 
     def make_episode(self, condition, seed: int, controller, detail: str):
         from .episode import FindSitEpisode

@@ -50,6 +50,10 @@ class ToolBench(Suite):
     def default_condition(self) -> Condition:
         return registry.parse(registry.DEFAULT_ENV)
 
+    @property
+    def controllers(self) -> tuple[str, ...]:
+        return ("assisted", "balanced")  # both execute decoupled_v1 commands
+
     def parse(self, text: str) -> Condition | None:
         try:
             return registry.parse(text)
