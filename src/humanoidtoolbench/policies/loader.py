@@ -125,7 +125,10 @@ def load_policy(ref: str, aliases: dict[str, str] | None = None) -> LoadedPolicy
     module_part, _, function = target.rpartition(":")
     names_ok = all(part.isidentifier() for part in module_part.split("."))
     if not module_part or not function.isidentifier() or not (is_file_ref(module_part) or names_ok):
-        raise PolicyLoadError(f"invalid policy reference '{target}': expected MODULE:FUNCTION or path/to/file.py:FUNCTION")
+        builtins = f" or a built-in ({', '.join(aliases)})" if aliases else ""
+        raise PolicyLoadError(
+            f"invalid policy reference '{target}': expected MODULE:FUNCTION or path/to/file.py:FUNCTION{builtins}"
+        )
 
     before = set(sys.modules)
     module, what = _import(module_part)
