@@ -125,10 +125,15 @@ def _main(argv: list[str] | None) -> int:
     spec = PolicySpec(ref=args.policy, checkpoint=args.checkpoint, suite=suite.name)
     try:
         assets.installed()
-        args.runs.mkdir(parents=True, exist_ok=True)
         policy = spec.open()
     except (assets.AssetError, PolicyLoadError, PolicyConnectionError, OSError) as exc:
         print(f"htb-dataset: {exc}", file=sys.stderr)
+        return 2
+    try:  # after the policy loads, so a policy mistake leaves no empty runs directory behind
+        args.runs.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        policy.close()
+        print(f"htb-dataset: --runs {args.runs}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     if args.policy not in builtin_policies(suite.name) and not args.checkpoint:
         print("htb-dataset: warning: no --checkpoint; the runs are not reused by a later command", file=sys.stderr)
