@@ -155,6 +155,7 @@ def test_the_standard_export_keeps_successful_expert_episodes(tmp_path, capsys):
         (["--max-steps", "3001"], "--max-steps must be between 1 and 3000"),
         (["--workers", "0"], "--workers must be a number from 1"),
         (["--workers", "two"], "--workers must be a number from 1"),
+        (["--workers", "9" * 5000], "--workers must be a number from 1"),
         (["G1Nothing-L0-S"], "G1Nothing"),
         (["--cameras", "head_stereo_left,belly"], "--cameras: belly; the cameras are head_stereo_left"),
         (["FINDSIT-val100", "--policy", "random"], "FINDSIT-val100 has seeds 0..99"),

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
 import sys
 from pathlib import Path
 
 from .. import suites
 from ..eval.demonstrations import DEMO_SEED_START, DemoError, check_seeds, seeds_needed
 from ..eval.policy_source import builtin_policies
-from .eval import MAX_EPISODES, MAX_WORKERS, SEED_LIMIT, UsageError, _conditions, _Parser, check_seed_range
+from .eval import MAX_EPISODES, MAX_WORKERS, SEED_LIMIT, UsageError, _conditions, _Parser, check_seed_range, worker_count
 
 DEFAULT_EPISODES = 50
 INSTALL_HINT = 'pip install "humanoidtoolbench[dataset]"'
@@ -69,10 +68,7 @@ def _check(args, conditions) -> None:
         raise UsageError(f"--episodes must be between 1 and {MAX_EPISODES}, got {args.episodes}")
     if args.max_steps is not None and not 1 <= args.max_steps <= budget:
         raise UsageError(f"--max-steps must be between 1 and {budget}, got {args.max_steps}")
-    text = args.workers.strip().lower()
-    args.workers = (os.cpu_count() or 1) if text == "auto" else int(text) if text.isascii() and text.isdigit() else 0
-    if not 1 <= args.workers <= MAX_WORKERS:
-        raise UsageError(f"--workers must be a number from 1 to {MAX_WORKERS} or 'auto', got {text!r}")
+    args.workers = worker_count(args.workers)
     count = seeds_needed(args.episodes, args.keep_failed)
     if not 0 <= args.seed_start <= SEED_LIMIT - count:
         raise UsageError(f"--seed-start must be between 0 and {SEED_LIMIT - count} for {count} seeds, got {args.seed_start}")

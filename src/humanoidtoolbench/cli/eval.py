@@ -159,15 +159,23 @@ def _workers(args) -> int | None:
     Without --workers: one per listed policy server, else 1 locally and 'auto' on Ray.
     """
     default = str(len(args.ports)) if len(args.ports) > 1 else "auto" if args.backend == "ray" else "1"
-    text = (args.workers or default).strip().lower()
+    given = args.workers or default
+    if args.backend == "ray" and given.strip().lower() == "auto":
+        return None
+    return worker_count(given)
+
+
+def worker_count(given: str) -> int:
+    """A --workers value for this machine: 1 to MAX_WORKERS, or 'auto' for one per core."""
+    text = given.strip().lower()
     if text == "auto":
-        return None if args.backend == "ray" else os.cpu_count() or 1
+        return os.cpu_count() or 1
     try:
         count = int(text) if text.isascii() and text.isdigit() else 0
     except ValueError:  # more digits than int() converts
         count = 0
     if not 1 <= count <= MAX_WORKERS:
-        raise UsageError(f"--workers must be a number from 1 to {MAX_WORKERS} or 'auto', got {args.workers!r}")
+        raise UsageError(f"--workers must be a number from 1 to {MAX_WORKERS} or 'auto', got {given!r}")
     return count
 
 
