@@ -16,7 +16,7 @@ from humanoidtoolbench.control.decoupled_v1 import JOINT_SLOTS
 from humanoidtoolbench.control.footsteps import Schedule, Timing
 from humanoidtoolbench.eval.records import BenchmarkResult, EpisodeSummary, read
 from humanoidtoolbench.robot.joints import BY_NAME
-from humanoidtoolbench.sim.scene import add_robot, new_spec
+from humanoidtoolbench.sim.scene import Room, add_robot, new_spec
 from humanoidtoolbench.sim.simulation import Simulation, home_upper_pose, robot_in_room
 from humanoidtoolbench.suites.base import FELL
 from humanoidtoolbench.suites.toolbench.episode import TaskEpisode
@@ -151,6 +151,24 @@ def test_the_footstep_schedule_returns_to_standing_after_the_command_stops():
     assert sch.phase == "stand"
     left, right = sch.feet["left"], sch.feet["right"]
     assert abs(left[0] - right[0]) < 1e-9 and left[1] - right[1] == pytest.approx(2 * 0.1185)
+
+
+def test_a_long_walk_stops_and_stands():
+    """10 s forward at 0.3 m/s (3 m: past the default room's front wall, so in a larger room), then
+    6 s of a zero command: the robot stays up and its footsteps come back to standing."""
+    controller = BalancedController()
+    spec = new_spec(room=Room(size=(12.0, 12.0, 3.0), centre=(0.0, 0.0)))
+    add_robot(spec, controller)
+    sim = Simulation(spec, controller)
+    sim.reset(BasePose(0.0, 0.0, contract.DEFAULT_BASE_HEIGHT, 0.0), home_upper_pose())
+    for action, seconds in ((row(vx=0.3), 10.0), (row(), 6.0)):
+        cmd = contract.decode(action)
+        for k in range(int(round(seconds * HZ))):
+            sim.step(cmd)
+            assert not sim.fallen(), f"fell {k / HZ:.2f} s into {action[-4]:+.1f} m/s"
+        if action[-4] > 0:
+            assert sim.base_pose().x > 2.5
+    assert controller.schedule.phase == "stand"
 
 
 def push_episode(monkeypatch, force, at_step: int, seconds: float = 0.1):
