@@ -187,6 +187,9 @@ def test_errors_are_one_line_and_an_unrelated_folder_is_never_replaced(runs, tmp
     assert report_cli.main([str(runs[0]), "--output", str(mine)]) == 2
     assert capsys.readouterr().err == f"htb-report: {mine} exists and is not a report folder; choose another --output\n"
     assert [p.name for p in mine.iterdir()] == ["notes.txt"]
+    blocked = mine / "notes.txt" / "report"  # its parent is a file: the folder asked for is named
+    assert report_cli.main([str(runs[0]), "--output", str(blocked)]) == 2
+    assert capsys.readouterr().err.startswith(f"htb-report: cannot write a report at {blocked}: ")
 
 
 def test_a_new_report_replaces_the_earlier_one_whole(runs, tmp_path):

@@ -38,8 +38,11 @@ def write_report(out: Path, page: str, copies: list[Copy]) -> Path:
     out = Path(out)
     if out.exists() and not (out.is_dir() and is_report(out)):
         raise ReportError(f"{out} exists and is not a report folder; choose another --output")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as exc:  # named by the folder asked for, not the hidden one it is built in
+        raise ReportError(f"cannot write a report at {out}: {exc.strerror}") from None
     try:
         write_bytes_atomic(tmp / PLOTLY_JS, get_plotlyjs().encode())
         for copy in copies:
