@@ -219,6 +219,8 @@ def test_the_gymnasium_environment_runs_balanced_and_terminates_on_a_fall(monkey
     env.close()
     with pytest.raises(ValueError, match="unknown controller"):
         gymnasium.make("humanoidtoolbench/G1BallMove-L0-S", controller="nope")
+    with pytest.raises(ValueError, match="cannot execute tool-use commands"):
+        gymnasium.make("humanoidtoolbench/G1BallMove-L0-S", controller="servo")  # joint targets, not decoupled_v1
 
 
 @pytest.mark.slow

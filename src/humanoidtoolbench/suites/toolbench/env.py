@@ -24,6 +24,7 @@ from ...sim.render import CameraRenderer
 from ..base import FELL
 from .episode import TaskEpisode
 from .registry import MAX_STEPS, parse
+from .suite import SUITE
 
 
 def action_space() -> spaces.Box:
@@ -54,6 +55,8 @@ class HumanoidToolBenchEnv(gym.Env):
     ):
         self.condition = parse(condition)
         controller_class(controller)  # an unknown name fails here, listing the names there are
+        if controller not in SUITE.controllers:
+            raise ValueError(f"controller {controller!r} cannot execute tool-use commands; use one of {', '.join(SUITE.controllers)}")
         self.controller = controller
         self.max_steps = int(max_steps)
         self.render_mode = render_mode
