@@ -26,6 +26,7 @@ class Caution:
     clear_bench: float = 0.0  # m to back away from the bench before a move along it (0: walk straight)
     along_bench: float = 0.15  # m of movement along the bench (x) that needs the back-away
     arm_floor: float = ARM_FLOOR  # elbow and wrist links stay this high
+    resolve_reach: int = 0  # times a grasp reach is solved again from the measured base
     distance_first: bool = False  # a walk corrects the distance from the bench before moving along it
 
 
@@ -42,6 +43,7 @@ CAUTIONS = {
         clear_bench=0.10,
         arm_floor=ARM_FLOOR + 0.03,
         distance_first=True,
+        resolve_reach=2,
     ),
 }
 

@@ -47,18 +47,18 @@ def pick(ctx: Context, name: str = "tool", side: str = "left") -> Steps:
         grasp, axis = np.asarray(tool["grasp"]), np.asarray(tool["axis"])
         yield from shape_hand(ctx, side, "open")
         yield from reach(ctx, side, Reach(grasp + ABOVE * UP, axis=axis, normal=DOWN), 1.0, ctx.caution.arm_floor, search=True)
-        yield from reach(ctx, side, Reach(grasp + PREGRASP * UP, axis=axis, normal=DOWN), 0.6, ctx.caution.arm_floor)
-        yield from reach(ctx, side, Reach(grasp, axis=axis, normal=DOWN), 0.8, ctx.caution.arm_floor)
+        yield from reach(ctx, side, Reach(grasp + PREGRASP * UP, axis=axis, normal=DOWN), 0.6, ctx.caution.arm_floor, settle=True)
+        yield from reach(ctx, side, Reach(grasp, axis=axis, normal=DOWN), 0.8, ctx.caution.arm_floor, settle=True)
         yield from shape_hand(ctx, side, "closed", 0.5)
         yield from wait(ctx, 0.2)
         z0 = ctx.obs.obj(name)["pos"][2]
-        yield from reach(ctx, side, Reach(grasp + LIFT * UP, axis=axis, normal=DOWN), 1.0, ctx.caution.arm_floor)
+        yield from reach(ctx, side, Reach(grasp + LIFT * UP, axis=axis, normal=DOWN), 1.0, ctx.caution.arm_floor, settle=True)
         yield from wait(ctx, 0.3)
         if ctx.obs.obj(name)["pos"][2] - z0 > 0.6 * LIFT:
             ctx.carrying = True
             return
         yield from shape_hand(ctx, side, "open")
-        yield from reach(ctx, side, Reach(grasp + PREGRASP * UP, axis=axis, normal=DOWN), 0.6, ctx.caution.arm_floor)
+        yield from reach(ctx, side, Reach(grasp + PREGRASP * UP, axis=axis, normal=DOWN), 0.6, ctx.caution.arm_floor, settle=True)
 
 
 def holding(ctx: Context, name: str = "tool", side: str = "left") -> bool:

@@ -239,8 +239,11 @@ def reach(
     seconds: float,
     floor: float | None = None,
     search: bool = False,
+    settle: bool = False,
 ) -> Steps:
-    """Solve the arm for `target` from the commanded posture and glide there."""
+    """Solve the arm for `target` from the commanded posture and glide there; with `settle`,
+    solve again from the measured base as many times as the caution asks (where the pelvis
+    sways under the arm's motion, the first solution misses)."""
     kin = ctx.commanded_kinematics()
     q, residual = kin.solve(side, target, floor=floor)
     if search and residual > SEARCH_ABOVE:
@@ -248,3 +251,7 @@ def reach(
         ctx.commanded_kinematics()
         q, _ = kin.solve_global(side, target, floor=floor)
     yield from glide(ctx, (ctx.arm_slots(side), q), seconds)
+    for _ in range(ctx.caution.resolve_reach if settle else 0):
+        yield from wait(ctx, 0.1)
+        q, _ = ctx.commanded_kinematics().solve(side, target, floor=floor)
+        yield from glide(ctx, (ctx.arm_slots(side), q), 0.2)
