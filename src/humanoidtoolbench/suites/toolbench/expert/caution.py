@@ -20,6 +20,7 @@ from .geometry import ARM_FLOOR
 class Caution:
     walk_speed: float = 0.25  # m/s, walking upright with empty hands
     low_speed: float = 0.25  # m/s, walking below STANDING_HEIGHT or with the tool in hand
+    step_back: float = 0.2  # m/s of the step back while raising the arm
     walk_timeout: float = 8.0  # s a walk may take
     stand_back: float = 0.0  # m added to the closest pelvis y at the bench
     clear_bench: float = 0.0  # m to back away from the bench before a move along it (0: walk straight)
@@ -36,6 +37,7 @@ CAUTIONS = {
     "balanced": Caution(
         walk_speed=0.18,
         low_speed=0.12,
+        step_back=0.1,
         walk_timeout=20.0,
         stand_back=0.03,
         clear_bench=0.10,

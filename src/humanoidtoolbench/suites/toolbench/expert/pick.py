@@ -25,7 +25,7 @@ def raise_arm(ctx: Context, side: str = "left") -> Steps:
     then forward."""
     s = {n: ctx.slot(f"{side}_{n}_joint") for n in ("shoulder_pitch", "elbow", "wrist_pitch")}
     yield from together(
-        walk(ctx, -0.2, 0.0, 0.6),
+        walk(ctx, -ctx.caution.step_back, 0.0, 0.6),
         glide(ctx, {s["shoulder_pitch"]: 0.5, s["wrist_pitch"]: 1.5}, 0.5),
     )
     yield from glide(ctx, {s["elbow"]: -0.8}, 0.6)
