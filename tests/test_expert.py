@@ -89,3 +89,39 @@ def test_zero_baseline_answers_a_chunk_of_zero_actions():
     request = build_request(np.zeros(32, np.float32), reset=True)
     chunk = zero(request)
     assert chunk.shape == (CHUNK, contract.ACTION_DIM) and not chunk.any()
+
+
+def test_the_privileged_state_names_the_controller_and_the_expert_plans_for_it():
+    from humanoidtoolbench.suites.toolbench.expert.caution import ASSISTED, CAUTIONS
+    from humanoidtoolbench.suites.toolbench.expert.geometry import ARM_FLOOR
+    from humanoidtoolbench.suites.toolbench.expert.skills import Context, Observation, walk_speed
+
+    episode = TaskEpisode(parse("G1BallMove-L0-S"), 10000)
+    episode.reset()
+    world = episode.privileged()
+    assert world["controller"] == "assisted"
+    state = episode.state()
+    ctx = Context(Expert().kin, Observation(state, world))
+    # the assisted plans are the published ones: full speed, no back-away, elbow just above the bench
+    assert ctx.caution is ASSISTED and walk_speed(ctx) == 0.25 and ctx.caution.arm_floor == ARM_FLOOR
+    assert ctx.caution.clear_bench == 0.0 and ctx.caution.stand_back == 0.0
+    balanced = Context(Expert().kin, Observation(state, dict(world, controller="balanced")))
+    assert balanced.caution is CAUTIONS["balanced"]
+    assert walk_speed(balanced) < 0.25 and balanced.caution.arm_floor > ARM_FLOOR
+    balanced.carrying = True  # slower still with the tool in hand
+    assert walk_speed(balanced) < balanced.caution.walk_speed
+
+
+def test_under_balanced_the_expert_backs_away_from_the_bench_before_moving_along_it():
+    from humanoidtoolbench.suites.toolbench.expert.skills import Context, Observation, go_to_bench
+
+    episode = TaskEpisode(parse("G1BallMove-L0-S"), 10000)
+    episode.reset()
+    world = dict(episode.privileged(), controller="balanced")
+    world["base"] = np.array([0.3, 0.5, 0.74, -np.pi / 2])
+    ctx = Context(Expert().kin, Observation(episode.state(), world))
+    steps = go_to_bench(ctx, (-0.3, 0.5))
+    next(steps)
+    vx, vy = ctx.cmd[32:34]
+    # facing -y: backing away from the bench (+y in the world) is walking backwards, with no sideways step
+    assert vx < -0.05 and abs(vy) < 1e-9

@@ -162,6 +162,7 @@ class TaskEpisode(Episode):
             "bench_top": bench.TOP,
             "scenario": self.condition.scenario,
             "level": self.condition.level,
+            "controller": self.controller.name,
         }
         if self.fracture is not None:
             info["ice_broken"] = self.fracture.broken(d)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from .geometry import (
-    ARM_FLOOR, BENCH_TOP, CONTACT, MAX_TIP_STEP, NEAREST_STAND, ROLL_DECELERATION, SETTLED_IN_RING, STOP_SHORT, TOOL_REACH,
+    BENCH_TOP, CONTACT, MAX_TIP_STEP, NEAREST_STAND, ROLL_DECELERATION, SETTLED_IN_RING, STOP_SHORT, TOOL_REACH,
     UP, flat, stand_for,
 )
 from .pick import pick, raise_arm
-from .skills import Context, Steps, hold_still, set_world_velocity, tool_reach, wait, walk_to
+from .skills import Context, Steps, go_to_bench, hold_still, set_world_velocity, tool_reach, wait
 
 TIP_Z = BENCH_TOP + 0.016  # the stick's tip skims the bench
 PUSH_SPEED = 0.10  # m/s
@@ -61,7 +61,7 @@ def push(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
         tip = tip + u * PUSH_SPEED * 0.1 + across * np.clip((goal - tip) @ across, -MAX_TIP_STEP, MAX_TIP_STEP)
         tip[2] = TIP_Z
         set_world_velocity(ctx, u[:2] * PUSH_SPEED)
-        yield from tool_reach(ctx, side, "tool", tip, pointing, 0.1, ARM_FLOOR, corrections=0)
+        yield from tool_reach(ctx, side, "tool", tip, pointing, 0.1, ctx.caution.arm_floor, corrections=0)
     ctx.cmd[32:34] = 0.0
 
 
@@ -78,12 +78,12 @@ def ball_move(ctx: Context) -> Steps:
         start = paddle_tip(ball, u, APPROACH_GAP)
         _, pointing = paddle(u, start[0])
         hand_at = start - TOOL_REACH * pointing
-        yield from walk_to(ctx, (stand_for(hand_at)[0], NEAREST_STAND))
-        yield from tool_reach(ctx, "left", "tool", start + 0.10 * UP, pointing, 1.0, ARM_FLOOR, search=True)
-        yield from tool_reach(ctx, "left", "tool", start, pointing, 0.5, ARM_FLOOR)
+        yield from go_to_bench(ctx, (stand_for(hand_at)[0], NEAREST_STAND + ctx.caution.stand_back))
+        yield from tool_reach(ctx, "left", "tool", start + 0.10 * UP, pointing, 1.0, ctx.caution.arm_floor, search=True)
+        yield from tool_reach(ctx, "left", "tool", start, pointing, 0.5, ctx.caution.arm_floor)
         yield from push(ctx, ring)
         tip = np.asarray(ctx.obs.obj("tool")["tip"], float)
-        yield from tool_reach(ctx, "left", "tool", tip - 0.04 * u + 0.12 * UP, pointing, 0.5, ARM_FLOOR, corrections=0)
+        yield from tool_reach(ctx, "left", "tool", tip - 0.04 * u + 0.12 * UP, pointing, 0.5, ctx.caution.arm_floor, corrections=0)
         yield from wait(ctx, 1.0)
     yield from hold_still(ctx)
 

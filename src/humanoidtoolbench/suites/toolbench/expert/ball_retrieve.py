@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from .geometry import (
-    ARM_FLOOR, BALL_Z, CLOSEST_STAND, CONTACT, MAX_TIP_STEP, ROLL_DECELERATION, SETTLED_IN_RING, STOP_SHORT,
+    BALL_Z, CLOSEST_STAND, CONTACT, MAX_TIP_STEP, ROLL_DECELERATION, SETTLED_IN_RING, STOP_SHORT,
     TOOL_REACH, UP, flat, stand_for,
 )
 from .pick import pick, raise_arm
-from .skills import Context, Steps, hold_still, set_world_velocity, tool_reach, wait, walk_to
+from .skills import Context, Steps, go_to_bench, hold_still, set_world_velocity, tool_reach, wait
 
 HOOK_TILT = np.radians(25)  # the hook's shaft slopes down from the hand to the hook
 HOOK_BEYOND = 0.08  # the hook comes down this far beyond the ball
@@ -58,7 +58,7 @@ def pull(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
         tip[0] += np.clip(goal[0] - tip[0], -MAX_TIP_STEP, MAX_TIP_STEP)
         tip[2] = BALL_Z
         set_world_velocity(ctx, u[:2] * PULL_SPEED)
-        yield from tool_reach(ctx, side, "tool", tip, hook_pointing(), 0.1, ARM_FLOOR, corrections=0, tool_up=UP)
+        yield from tool_reach(ctx, side, "tool", tip, hook_pointing(), 0.1, ctx.caution.arm_floor, corrections=0, tool_up=UP)
     ctx.cmd[32:34] = 0.0
 
 
@@ -74,13 +74,13 @@ def ball_retrieve(ctx: Context) -> Steps:
         side = hook_side(ctx.obs.obj("tool"))
         start = hook_tip(ball, HOOK_BEYOND, side)
         hand_at = start - TOOL_REACH * pointing
-        yield from walk_to(ctx, stand_for(hand_at, CLOSEST_STAND))
-        yield from tool_reach(ctx, "left", "tool", start + 0.12 * UP, pointing, 1.0, ARM_FLOOR, search=True, tool_up=UP)
-        yield from tool_reach(ctx, "left", "tool", start, pointing, 0.5, ARM_FLOOR, tool_up=UP)
-        yield from tool_reach(ctx, "left", "tool", hook_tip(ball, CONTACT, side), pointing, 0.6, ARM_FLOOR, tool_up=UP)
+        yield from go_to_bench(ctx, stand_for(hand_at, CLOSEST_STAND + ctx.caution.stand_back))
+        yield from tool_reach(ctx, "left", "tool", start + 0.12 * UP, pointing, 1.0, ctx.caution.arm_floor, search=True, tool_up=UP)
+        yield from tool_reach(ctx, "left", "tool", start, pointing, 0.5, ctx.caution.arm_floor, tool_up=UP)
+        yield from tool_reach(ctx, "left", "tool", hook_tip(ball, CONTACT, side), pointing, 0.6, ctx.caution.arm_floor, tool_up=UP)
         yield from pull(ctx, ring)
         tip = np.asarray(ctx.obs.obj("tool")["tip"], float)
-        yield from tool_reach(ctx, "left", "tool", tip + 0.12 * UP, pointing, 0.5, ARM_FLOOR, corrections=0, tool_up=UP)
+        yield from tool_reach(ctx, "left", "tool", tip + 0.12 * UP, pointing, 0.5, ctx.caution.arm_floor, corrections=0, tool_up=UP)
         yield from wait(ctx, 1.0)
     yield from hold_still(ctx)
 

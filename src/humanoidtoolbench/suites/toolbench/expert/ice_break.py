@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .ball_retrieve import hook_side
-from .geometry import ARM_FLOOR, BENCH_TOP, UP, stand_for
+from .geometry import BENCH_TOP, NEAREST_STAND, UP, stand_for
 from .pick import holding, pick, raise_arm
-from .skills import Context, Steps, hold_still, shape_hand, tool_reach, wait, walk_to
+from .skills import Context, Steps, go_to_bench, hold_still, shape_hand, tool_reach, wait
 
 ICE_TOP = BENCH_TOP + 0.16
 HAMMER_TILT = np.radians(15)
@@ -46,14 +46,14 @@ def ice_break(ctx: Context) -> Steps:
             centre = np.asarray(ctx.obs.obj(block)["pos"], float)
             above = np.array([centre[0], centre[1], ICE_TOP + WIND_UP])
             hand_at = above - HAMMER_REACH * pointing
-            yield from walk_to(ctx, stand_for(hand_at))
+            yield from go_to_bench(ctx, stand_for(hand_at, NEAREST_STAND + ctx.caution.stand_back))
             held_as = dict(tool_up=UP, point=head_centre)
-            bias = yield from tool_reach(ctx, "left", "tool", above, pointing, 1.0, ARM_FLOOR, search=True, **held_as)
+            bias = yield from tool_reach(ctx, "left", "tool", above, pointing, 1.0, ctx.caution.arm_floor, search=True, **held_as)
             into = np.array([centre[0], centre[1], ICE_TOP - FOLLOW_THROUGH])
-            yield from tool_reach(ctx, "left", "tool", into, pointing, BLOW_TIME, ARM_FLOOR, corrections=0, bias=bias, **held_as)
+            yield from tool_reach(ctx, "left", "tool", into, pointing, BLOW_TIME, ctx.caution.arm_floor, corrections=0, bias=bias, **held_as)
             yield from wait(ctx, 0.06)
             # Straight back up: a head left on the shards would hold them together.
-            yield from tool_reach(ctx, "left", "tool", above, pointing, 0.3, ARM_FLOOR, corrections=0, bias=bias, **held_as)
+            yield from tool_reach(ctx, "left", "tool", above, pointing, 0.3, ctx.caution.arm_floor, corrections=0, bias=bias, **held_as)
             yield from wait(ctx, 0.3)
     yield from hold_still(ctx)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .geometry import ARM_FLOOR, DOWN, NEAREST_STAND, UP
+from .geometry import DOWN, NEAREST_STAND, UP
 from .kinematics import Reach
-from .skills import Context, Steps, glide, reach, shape_hand, together, wait, walk, walk_to
+from .skills import Context, Steps, glide, go_to_bench, reach, shape_hand, together, wait, walk
 
 WORK_HEIGHT = 0.66  # pelvis height while working at the bench
 WORK_PITCH = 0.2  # waist pitch while picking
@@ -25,7 +25,7 @@ def raise_arm(ctx: Context, side: str = "left") -> Steps:
     then forward."""
     s = {n: ctx.slot(f"{side}_{n}_joint") for n in ("shoulder_pitch", "elbow", "wrist_pitch")}
     yield from together(
-        walk(ctx, -0.2, 0.0, 0.6),
+        walk(ctx, -ctx.caution.step_back, 0.0, 0.6),
         glide(ctx, {s["shoulder_pitch"]: 0.5, s["wrist_pitch"]: 1.5}, 0.5),
     )
     yield from glide(ctx, {s["elbow"]: -0.8}, 0.6)
@@ -41,23 +41,24 @@ def pick(ctx: Context, name: str = "tool", side: str = "left") -> Steps:
     for _ in range(GRIP_TRIES):
         tool = ctx.obs.obj(name)
         grasp, axis = np.asarray(tool["grasp"]), np.asarray(tool["axis"])
-        yield from walk_to(ctx, (grasp[0] - STAND_SIDE, max(grasp[1] + STAND_BACK, NEAREST_STAND)))
+        yield from go_to_bench(ctx, (grasp[0] - STAND_SIDE, max(grasp[1] + STAND_BACK, NEAREST_STAND + ctx.caution.stand_back)))
         yield from work_posture(ctx)
         tool = ctx.obs.obj(name)
         grasp, axis = np.asarray(tool["grasp"]), np.asarray(tool["axis"])
         yield from shape_hand(ctx, side, "open")
-        yield from reach(ctx, side, Reach(grasp + ABOVE * UP, axis=axis, normal=DOWN), 1.0, ARM_FLOOR, search=True)
-        yield from reach(ctx, side, Reach(grasp + PREGRASP * UP, axis=axis, normal=DOWN), 0.6, ARM_FLOOR)
-        yield from reach(ctx, side, Reach(grasp, axis=axis, normal=DOWN), 0.8, ARM_FLOOR)
+        yield from reach(ctx, side, Reach(grasp + ABOVE * UP, axis=axis, normal=DOWN), 1.0, ctx.caution.arm_floor, search=True)
+        yield from reach(ctx, side, Reach(grasp + PREGRASP * UP, axis=axis, normal=DOWN), 0.6, ctx.caution.arm_floor, settle=True)
+        yield from reach(ctx, side, Reach(grasp, axis=axis, normal=DOWN), 0.8, ctx.caution.arm_floor, settle=True)
         yield from shape_hand(ctx, side, "closed", 0.5)
         yield from wait(ctx, 0.2)
         z0 = ctx.obs.obj(name)["pos"][2]
-        yield from reach(ctx, side, Reach(grasp + LIFT * UP, axis=axis, normal=DOWN), 1.0, ARM_FLOOR)
+        yield from reach(ctx, side, Reach(grasp + LIFT * UP, axis=axis, normal=DOWN), 1.0, ctx.caution.arm_floor, settle=True)
         yield from wait(ctx, 0.3)
         if ctx.obs.obj(name)["pos"][2] - z0 > 0.6 * LIFT:
+            ctx.carrying = True
             return
         yield from shape_hand(ctx, side, "open")
-        yield from reach(ctx, side, Reach(grasp + PREGRASP * UP, axis=axis, normal=DOWN), 0.6, ARM_FLOOR)
+        yield from reach(ctx, side, Reach(grasp + PREGRASP * UP, axis=axis, normal=DOWN), 0.6, ctx.caution.arm_floor, settle=True)
 
 
 def holding(ctx: Context, name: str = "tool", side: str = "left") -> bool:

@@ -17,6 +17,7 @@ import mujoco
 import numpy as np
 
 from ....control import decoupled_v1 as contract
+from .caution import STANDING_HEIGHT, caution_for
 from .kinematics import Kinematics, Reach
 
 SLICES = contract.SLICES
@@ -58,6 +59,8 @@ class Context:
         self.obs = obs
         self.cmd = contract.hold_action(obs.state)
         self.cmd[34], self.cmd[35] = 1.0, HEADING  # always hold the heading
+        self.caution = caution_for(obs.world.get("controller"))
+        self.carrying = False  # set by the plans while the tool is in hand
 
     def slot(self, name: str) -> int:
         return contract.ACTION_SLOTS.index(name)
@@ -133,18 +136,44 @@ def set_world_velocity(ctx: Context, v_xy) -> None:
     ctx.cmd[32:34] = (c * v_xy[0] + s * v_xy[1], -s * v_xy[0] + c * v_xy[1])
 
 
-def walk_to(ctx: Context, xy, tol: float = 0.01, speed: float = 0.25, timeout: float = 8.0) -> Steps:
+def walk_speed(ctx: Context) -> float:
+    """The caution's speed: slower when low or carrying."""
+    low = ctx.cmd[31] < STANDING_HEIGHT or ctx.carrying
+    return ctx.caution.low_speed if low else ctx.caution.walk_speed
+
+
+def walk_to(ctx: Context, xy, tol: float = 0.01) -> Steps:
     """Walk the pelvis to `xy` (world) keeping the heading; closed loop on the measured base."""
     xy = np.asarray(xy, float)
-    for _ in range(round(timeout / CONTROL_DT)):
+    speed = walk_speed(ctx)
+    for _ in range(round(ctx.caution.walk_timeout / CONTROL_DT)):
         err = xy - ctx.obs.base[:2]
         if np.linalg.norm(err) < tol:
             break
         v = 2.0 * err
         norm = np.linalg.norm(v)
-        set_world_velocity(ctx, v if norm <= speed else v * speed / norm)
+        if ctx.caution.distance_first:
+            # The footsteps drift forward while side-stepping: the distance from the bench (y)
+            # gets the speed it needs first, movement along it (x) what is left.
+            vy = np.clip(v[1], -speed, speed)
+            room = math.sqrt(speed * speed - vy * vy)
+            set_world_velocity(ctx, (np.clip(v[0], -room, room), vy))
+        else:
+            set_world_velocity(ctx, v if norm <= speed else v * speed / norm)
         yield
     ctx.cmd[32:34] = 0.0
+
+
+def go_to_bench(ctx: Context, xy) -> Steps:
+    """Walk to a place at the bench; where the caution asks for it, back away from the bench
+    first and come in straight, rather than side-stepping along its edge."""
+    xy = np.asarray(xy, float)
+    clear = ctx.caution.clear_bench
+    if clear > 0.0 and abs(xy[0] - ctx.obs.base[0]) > ctx.caution.along_bench:
+        away = max(ctx.obs.base[1], xy[1]) + clear
+        yield from walk_to(ctx, (ctx.obs.base[0], away), tol=0.03)
+        yield from walk_to(ctx, (xy[0], away), tol=0.03)
+    yield from walk_to(ctx, xy)
 
 
 def tool_rotation(tool: dict) -> np.ndarray:
@@ -210,8 +239,11 @@ def reach(
     seconds: float,
     floor: float | None = None,
     search: bool = False,
+    settle: bool = False,
 ) -> Steps:
-    """Solve the arm for `target` from the commanded posture and glide there."""
+    """Solve the arm for `target` from the commanded posture and glide there; with `settle`,
+    solve again from the measured base as many times as the caution asks (where the pelvis
+    sways under the arm's motion, the first solution misses)."""
     kin = ctx.commanded_kinematics()
     q, residual = kin.solve(side, target, floor=floor)
     if search and residual > SEARCH_ABOVE:
@@ -219,3 +251,7 @@ def reach(
         ctx.commanded_kinematics()
         q, _ = kin.solve_global(side, target, floor=floor)
     yield from glide(ctx, (ctx.arm_slots(side), q), seconds)
+    for _ in range(ctx.caution.resolve_reach if settle else 0):
+        yield from wait(ctx, 0.1)
+        q, _ = ctx.commanded_kinematics().solve(side, target, floor=floor)
+        yield from glide(ctx, (ctx.arm_slots(side), q), 0.2)
