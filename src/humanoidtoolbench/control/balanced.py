@@ -39,14 +39,13 @@ import numpy as np
 
 from ..robot import assets
 from ..robot.joints import BY_NAME, LEG_JOINTS, PELVIS
-from .base import BasePose, Controller
+from .base import BasePose, FloatingBaseController
 from .decoupled_v1 import JOINT_SLOTS, Command
 from .footsteps import SIDES, Schedule, Timing, other, rot, support_point, swing_zmp_shift, wrap
 from .gait import FOOT_Y, leg_ik
 from .preview import G, PreviewCoM
 from .wholebody import FEET, StaticFeedforward, WholeBodyIK
 
-ROOT = "floating_base_joint"
 SOLE_DROP = 0.035  # m: the ankle-roll origin above the floor when the foot is flat
 UPPER_TOLERANCE = 0.05  # rad
 IDLE = 0.02  # m/s or rad/s: an engaged command slower than this everywhere lets the robot stand
@@ -74,7 +73,7 @@ def _robot_model(path: str) -> mujoco.MjModel:
     return mujoco.MjModel.from_xml_path(path)
 
 
-class BalancedController(Controller):
+class BalancedController(FloatingBaseController):
     name = "balanced"
     variant = "balanced"
 
@@ -83,13 +82,9 @@ class BalancedController(Controller):
         self.timing = timing
 
     # -- model -----------------------------------------------------------
-    def edit_robot_spec(self, spec: mujoco.MjSpec) -> None:
-        """The balanced variant is used as derived: floating base, stiff leg servos, foot contacts."""
-
     def bind(self, model: mujoco.MjModel) -> None:
         self._model = model
-        root = model.joint(ROOT)
-        self._root_qpos = int(model.jnt_qposadr[root.id])
+        self.bind_root(model)
         self._pelvis = model.body(PELVIS).id
         self._leg_act = np.array([model.actuator(n.removesuffix("_joint")).id for n in LEGS])
         self._slot_act = np.array([model.actuator(n.removesuffix("_joint")).id for n in JOINT_SLOTS])
@@ -222,7 +217,3 @@ class BalancedController(Controller):
 
     def _measured_foot(self, data: mujoco.MjData, side: str) -> np.ndarray:
         return data.xpos[self._foot_body[side], :2].copy()
-
-    def base_pose(self, data: mujoco.MjData) -> BasePose:
-        a = self._root_qpos
-        return BasePose.from_quat(data.qpos[a : a + 3], data.qpos[a + 3 : a + 7])

@@ -90,3 +90,22 @@ class Controller(ABC):
     def fallen(self, data: mujoco.MjData) -> bool:
         """Whether the robot has fallen (pelvis below FALL_HEIGHT or tilted beyond FALL_TILT)."""
         return self.base_pose(data).fallen()
+
+
+class FloatingBaseController(Controller):
+    """A controller of a derived free-floating variant: the model is used as derived, the pelvis
+    pose is read from the floating base joint."""
+
+    ROOT = "floating_base_joint"
+
+    def edit_robot_spec(self, spec: mujoco.MjSpec) -> None:
+        """The variant's derived model already has the floating base, its servos and its contacts."""
+
+    def bind_root(self, model: mujoco.MjModel) -> None:
+        root = model.joint(self.ROOT)
+        self._root_qpos = int(model.jnt_qposadr[root.id])
+        self._root_dof = int(model.jnt_dofadr[root.id])
+
+    def base_pose(self, data: mujoco.MjData) -> BasePose:
+        a = self._root_qpos
+        return BasePose.from_quat(data.qpos[a : a + 3], data.qpos[a + 3 : a + 7])

@@ -11,23 +11,16 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
-from .base import BasePose, Controller
+from .base import BasePose, FloatingBaseController
 from .joint_position import JOINT_NAMES, JointTargets
 
-ROOT = "floating_base_joint"
 
-
-class ServoController(Controller):
+class ServoController(FloatingBaseController):
     name = "servo"
     variant = "free"
 
-    def edit_robot_spec(self, spec: mujoco.MjSpec) -> None:
-        """The free variant is used as derived: floating base, servos on every joint."""
-
     def bind(self, model: mujoco.MjModel) -> None:
-        root = model.joint(ROOT)
-        self._root_qpos = int(model.jnt_qposadr[root.id])
-        self._root_dof = int(model.jnt_dofadr[root.id])
+        self.bind_root(model)
         self._act = np.array([model.actuator(n.removesuffix("_joint")).id for n in JOINT_NAMES])
         self._qpos = np.array([model.jnt_qposadr[model.joint(n).id] for n in JOINT_NAMES])
         self._dof = np.array([model.jnt_dofadr[model.joint(n).id] for n in JOINT_NAMES])
@@ -44,7 +37,3 @@ class ServoController(Controller):
 
     def apply(self, data: mujoco.MjData, cmd: JointTargets, dt: float) -> None:
         data.ctrl[self._act] = cmd.q  # clamped to each joint's range by ctrlrange
-
-    def base_pose(self, data: mujoco.MjData) -> BasePose:
-        a = self._root_qpos
-        return BasePose.from_quat(data.qpos[a : a + 3], data.qpos[a + 3 : a + 7])
