@@ -50,10 +50,7 @@ def squeeze_scene(family: str):
         finger.add_joint(name=f"finger_{name}", type=mujoco.mjtJoint.mjJNT_SLIDE, axis=list(axis), damping=5.0)
     tip = finger.add_geom(type=mujoco.mjtGeom.mjGEOM_SPHERE, size=[FINGER_RADIUS, 0, 0], mass=ARM_MASS)
     collision.assign(tip, collision.HAND)
-    tip.friction = list(HAND_CONTACT["friction"])
-    tip.condim = HAND_CONTACT["condim"]
-    tip.solref = list(HAND_CONTACT["solref"])
-    tip.solimp = list(HAND_CONTACT["solimp"])
+    collision.set_contact(tip, HAND_CONTACT)
     for name, kp, limit in (("x", 2000.0, 200.0), ("z", 5000.0, PRESS_FORCE)):
         act = spec.add_actuator(name=f"finger_{name}", target=f"finger_{name}")
         act.trntype = mujoco.mjtTrn.mjTRN_JOINT

@@ -37,3 +37,9 @@ def assign(geom, category: int, partners: dict = PARTNERS) -> None:
     """Put an MjsGeom in a category (0 disables all contacts)."""
     geom.contype = category
     geom.conaffinity = partners.get(category, 0)
+
+
+def set_contact(geom, params: dict) -> None:
+    """Give an MjsGeom the contact parameters of a table (friction, condim, priority, solref, solimp...)."""
+    for key, value in params.items():
+        setattr(geom, key, list(value) if isinstance(value, tuple) else value)

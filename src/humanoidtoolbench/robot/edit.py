@@ -111,10 +111,7 @@ def edit_robot(
         geom.rgba = [0.5, 0.5, 0.5, 0.0]
         collision.assign(geom, category, variant.partners)
         if category == collision.HAND:
-            geom.friction = list(HAND_CONTACT["friction"])
-            geom.condim = HAND_CONTACT["condim"]
-            geom.solref = list(HAND_CONTACT["solref"])
-            geom.solimp = list(HAND_CONTACT["solimp"])
+            collision.set_contact(geom, HAND_CONTACT)
         if variant.sole_corners and body_name.endswith("_ankle_roll_link") and geom.type == mujoco.mjtGeom.mjGEOM_SPHERE:
             heel, toe, half = variant.sole_corners
             x, y, z = geom.pos

@@ -55,9 +55,7 @@ def add_bench(spec: mujoco.MjSpec, rgba: Vec3 | tuple[float, ...]) -> None:
         material=mat.name,
     )
     collision.assign(top, collision.WORLD)
-    top.friction = list(BENCH_CONTACT["friction"])
-    top.condim = BENCH_CONTACT["condim"]
-    top.priority = BENCH_CONTACT["priority"]
+    collision.set_contact(top, BENCH_CONTACT)
     leg_h = TOP - THICKNESS
     for i, (x, y) in enumerate(((1, 1), (1, -1), (-1, 1), (-1, -1))):
         leg = body.add_geom(

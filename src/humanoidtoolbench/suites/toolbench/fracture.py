@@ -79,9 +79,7 @@ def add_ice_block(spec: mujoco.MjSpec, name: str, xy, surface_z: float) -> None:
 
 def _contact(geom) -> None:
     collision.assign(geom, collision.OBJECT)
-    geom.friction = list(ICE_CONTACT["friction"])
-    geom.condim = ICE_CONTACT["condim"]
-    geom.priority = ICE_CONTACT["priority"]
+    collision.set_contact(geom, ICE_CONTACT)
 
 
 @dataclass

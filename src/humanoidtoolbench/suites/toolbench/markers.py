@@ -57,7 +57,4 @@ def add_ball(spec: mujoco.MjSpec, xy, surface_z: float) -> None:
         name="ball", type=mujoco.mjtGeom.mjGEOM_SPHERE, size=[BALL_RADIUS, 0, 0], mass=BALL_MASS, rgba=list(BALL_RGBA)
     )
     collision.assign(geom, collision.OBJECT)
-    geom.friction = list(BALL_CONTACT["friction"])
-    geom.condim = BALL_CONTACT["condim"]
-    geom.priority = BALL_CONTACT["priority"]
-    geom.solref = list(BALL_CONTACT["solref"])
+    collision.set_contact(geom, BALL_CONTACT)

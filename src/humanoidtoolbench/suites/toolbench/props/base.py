@@ -62,12 +62,7 @@ def add_geom(body: mujoco.MjsBody, contact: dict | None, **kwargs) -> mujoco.Mjs
         geom.density = 0.0
         return geom
     collision.assign(geom, collision.OBJECT)
-    geom.friction = list(contact["friction"])
-    geom.condim = contact["condim"]
-    geom.priority = contact["priority"]
-    for key in ("solref", "solimp"):
-        if key in contact:
-            setattr(geom, key, list(contact[key]))
+    collision.set_contact(geom, contact)
     return geom
 
 
