@@ -25,6 +25,14 @@ Per 50 Hz command:
    both divided by the servo stiffness. Upper-body slots go to their servos.
 
 The standing robot is the same loop with no footsteps.
+
+On soft servos (Fiatlux's research gains: 40 N m/rad at the ankles) the
+plan alone leaves the standing pendulum unstable, so two options of `Tuning`
+close the loop at 50 Hz: the ZMP the feet are asked to produce moves with
+the measured DCM's error from the plan (both taken from the planted feet,
+so slipping feet do not wind it up), and the waist, arms and hands get
+their gravity torques through their servos too. Off by default: the stiff
+`balanced` variant stands and walks without them.
 """
 
 from __future__ import annotations
@@ -65,6 +73,9 @@ class Tuning:
     step_window: float = 0.6  # fraction of the swing in which the landing point may move
     step_limit: float = 0.08  # m, per axis
     cop_box: tuple[float, float] = (0.06, 0.02)  # m: how far a foot's CoP may leave its support point
+    dcm_gain: float = 0.0  # ZMP shift per metre of measured DCM error (0: no DCM feedback)
+    dcm_clip: float = 0.05  # m, per axis: the largest such shift
+    upper_feedforward: bool = False  # waist, arm and hand targets also carry their gravity torques
 
 
 @lru_cache(maxsize=4)
@@ -90,6 +101,7 @@ class BalancedController(FloatingBaseController):
         self._slot_act = np.array([model.actuator(n.removesuffix("_joint")).id for n in JOINT_SLOTS])
         self._leg_kp = model.actuator_gainprm[self._leg_act, 0].copy()
         self._leg_kd = -model.actuator_biasprm[self._leg_act, 2].copy()
+        self._slot_kp = model.actuator_gainprm[self._slot_act, 0].copy()
         self._foot_body = {s: model.body(FEET[s]).id for s in SIDES}
         self._slot_lo = np.array([BY_NAME[n].lo for n in JOINT_SLOTS])
         self._slot_hi = np.array([BY_NAME[n].hi for n in JOINT_SLOTS])
@@ -99,6 +111,7 @@ class BalancedController(FloatingBaseController):
         self.ff = StaticFeedforward(robot)
         self._ik_leg_qpos = np.array([robot.jnt_qposadr[robot.joint(n).id] for n in LEGS])
         self._ik_leg_dof = np.array([robot.jnt_dofadr[robot.joint(n).id] for n in LEGS])
+        self._ik_slot_dof = np.array([robot.jnt_dofadr[robot.joint(n).id] for n in JOINT_SLOTS])
         scene_qpos = []  # the scene's qpos index of each of the robot model's coordinates
         for j in range(robot.njnt):
             width = 7 if robot.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE else 1
@@ -161,7 +174,8 @@ class BalancedController(FloatingBaseController):
             plan = self.com.position + self.com.velocity / omega - sch.feet[stance][:2]
             sch.adjust_landing(tn.step_gain * (real - plan), tn.step_window, tn.step_limit)
 
-        share, cop = self._distribute(ref[0])
+        zmp = ref[0] if not tn.dcm_gain else ref[0] + self._dcm_shift(data, com, com_vel, omega)
+        share, cop = self._distribute(zmp)
         self.com.step(ref, zc)
         sch.advance(dt, velocity, stepping)
         # Joints far from their targets (an arm stopped by the torso, or still swinging) count where
@@ -171,12 +185,25 @@ class BalancedController(FloatingBaseController):
         upper_now = np.where(np.abs(measured - upper) > UPPER_TOLERANCE, measured, upper)
         q = self.ik.solve(upper_now, self._foot_targets(), self.com.position, self.height, sch.heading(), dt)
 
-        tau = self.ff.torques(q, share, cop, self.com.acceleration)[self._ik_leg_dof]
+        torques = self.ff.torques(q, share, cop, self.com.acceleration)
+        tau = torques[self._ik_leg_dof]
         damping = self._leg_kd * self.ik.velocity[self._ik_leg_dof]
         if sch.phase == "single":  # a swinging leg follows its plan without the damping lead
             damping[slice(0, 6) if sch.swing == "left" else slice(6, 12)] = 0.0
         data.ctrl[self._leg_act] = q[self._ik_leg_qpos] + (tau + damping) / self._leg_kp
         data.ctrl[self._slot_act] = upper
+        if tn.upper_feedforward:
+            data.ctrl[self._slot_act] += torques[self._ik_slot_dof] / self._slot_kp
+
+    def _dcm_shift(self, data: mujoco.MjData, com: np.ndarray, com_vel: np.ndarray, omega: float) -> np.ndarray:
+        """How far to move the ZMP for the measured DCM's error from the planned one, each taken
+        from the planted feet (the stance foot, or both)."""
+        tn, sch = self.tuning, self.schedule
+        planted = [other(sch.swing)] if sch.phase == "single" else list(SIDES)
+        measured = np.mean([self._measured_foot(data, s) for s in planted], axis=0)
+        planned = np.mean([sch.feet[s][:2] for s in planted], axis=0)
+        error = (com + com_vel / omega - measured) - (self.com.position + self.com.velocity / omega - planned)
+        return np.clip(tn.dcm_gain * error, -tn.dcm_clip, tn.dcm_clip)
 
     def _body_velocity(self, data: mujoco.MjData, cmd: Command) -> tuple[float, float, float]:
         """(vx, vy, yaw rate) for the footsteps; the heading error counts any slip of the feet."""

@@ -90,7 +90,7 @@ def record_condition(
 
 def dataset_spec(settings: EvalSettings, cameras: tuple[str, ...] | None = None) -> DatasetSpec:
     """Rate, vector names and cameras (default: every recorded one) of a condition's recorded episodes."""
-    contract = get_contract(settings.suite.contract)
+    contract = get_contract(settings.suite.contract_for(settings.controller))
     return DatasetSpec(
         fps=settings.suite.protocol.control_hz,
         robot_type=ROBOT_TYPE,

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ..control import make_controller
 from ..control.contract import ActionError, get as get_contract
 from ..policies.errors import PolicyError
 from ..policies.reply import EPISODE_SEED_KEY, REQUEST_INDEX_KEY
@@ -66,9 +65,9 @@ def run_episode(settings: EvalSettings, policy, seed: int, run: RunDir, on_step=
     """Run, record and validate one episode; returns its summary (also written to disk)."""
     started = time.perf_counter()
     suite, cond = settings.suite, settings.condition
-    contract = get_contract(suite.contract)
+    contract = get_contract(suite.contract_for(settings.controller))
     cams_spec = suite.cameras
-    episode = suite.make_episode(cond, seed, make_controller(settings.controller), settings.visual_detail)
+    episode = suite.make_episode(cond, seed, suite.make_controller(settings.controller), settings.visual_detail)
     episode.paper_metrics = settings.paper_metrics
     episode.reset()
     run.discard_episode(seed)

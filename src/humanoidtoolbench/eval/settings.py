@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import suites
-from ..control import controller_class
 from ..record.video import CODEC, FPS
 from ..suites.base import Condition, Suite
 from .records import EvalConfig
@@ -51,7 +50,7 @@ class EvalSettings:
 
     @property
     def robot_variant(self) -> str:
-        return controller_class(self.controller).variant
+        return self.suite.controller_class(self.controller).variant
 
     def diagnostic_reasons(self) -> list[str]:
         """Why these settings are not the standard protocol (empty when they are)."""
@@ -86,7 +85,7 @@ class EvalSettings:
             seeds=self.seeds,
             max_steps=self.max_steps,
             control_hz=suite.protocol.control_hz,
-            action_schema=suite.contract,
+            action_schema=suite.contract_for(self.controller),
             controller=self.controller,
             robot_variant=self.robot_variant,
             record_video=self.record_video,

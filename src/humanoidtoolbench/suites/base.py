@@ -162,6 +162,20 @@ class Suite(ABC):
         """The controllers that can execute this suite's commands; the protocol's alone unless the suite names more."""
         return (self.protocol.controller,)
 
+    def controller_class(self, name: str):
+        """The class that runs controller `name` on this suite's robot; a suite may bind a name to its
+        own subclass (its robot variant and servos). The name must be one of `controllers`."""
+        from ..control import controller_class
+
+        return controller_class(name)
+
+    def make_controller(self, name: str):
+        return self.controller_class(name)()
+
+    def contract_for(self, controller: str) -> str:
+        """The action contract a policy speaks when `controller` executes its commands."""
+        return self.contract
+
     def seed_count(self, condition: Condition) -> int | None:
         """How many seeds a condition has (0 .. count-1) when its seeds index a fixed list; None when any seed lays one out."""
         return None

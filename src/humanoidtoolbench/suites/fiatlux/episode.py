@@ -20,7 +20,8 @@ import mujoco
 import numpy as np
 
 from ...control.base import BasePose, Controller
-from ...control.joint_position import JOINT_NAMES, JOINT_POSITION_V1, Q0_VECTOR
+from ...control.contract import get as get_contract
+from ...control.joint_position import JOINT_NAMES, JOINT_POSITION_V1, Q0_VECTOR, SCALE
 from ...control.servo import ServoController
 from ...sim import scene
 from ...sim.simulation import Simulation
@@ -33,6 +34,7 @@ from .randomisation import HAND_FRICTION, Lighting, PropScale, draw_lighting, dr
 from .robot import apply_servos
 from .seat import MagneticSeat
 from .subtasks import CRUSHED, DROPPED, TIPPED, UNSEATED, FiatluxTask, stage_flag
+from .suite import CONTRACTS
 
 BULBS = ("old_bulb", "fresh_bulb")
 PELVIS_STANCE = gates.TREAD_STANCE  # pelvis above the surface at q0, m
@@ -94,11 +96,13 @@ class FiatluxEpisode(Episode):
         self.tread_centre, self.tread_top = (props.TREAD_CENTRE[0] * sx, props.TREAD_CENTRE[1] * sy), props.TREAD_TOP * sz
         self.plug = {b: props.PLUG_OFFSET * self.scale.bulb(b) for b in BULBS}
         self.controller = controller or ServoController()
+        self.contract = get_contract(CONTRACTS[self.controller.name])
         self._place_props()
         spec = self._build(detail)
         self.sim = Simulation(spec, self.controller)
         m = self.sim.model
         apply_servos(m)
+        self._act = np.array([m.actuator(n.removesuffix("_joint")).id for n in JOINT_NAMES])
         self.seat = MagneticSeat(m, BULBS, seat_offset=props.PLUG_OFFSET * self.scale.socket, plug_offsets=self.plug)
         self.sim.physics_step_hooks.append(self.seat.apply_forces)
         self.observer = Observer(m, generator(f"{task.key}/noise", self.seed))
@@ -403,8 +407,11 @@ class FiatluxEpisode(Episode):
         return now, False, None
 
     def step(self, row: np.ndarray) -> StepResult:
-        self.observer.last_action = np.asarray(row, dtype=np.float64)
-        self.sim.step(JOINT_POSITION_V1.decode(row))
+        self.sim.step(self.contract.decode(row))
+        if self.contract is JOINT_POSITION_V1:
+            self.observer.last_action = np.asarray(row, dtype=np.float64)
+        else:  # the observation's last action: the servo targets the controller set, as a joint-position action
+            self.observer.last_action = (self.data.ctrl[self._act] - Q0_VECTOR) / SCALE
         self.seat.update(self.data)
         self.steps += 1
         s = self.last = self.snapshot()

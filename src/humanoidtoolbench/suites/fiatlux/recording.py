@@ -34,7 +34,7 @@ class BagSink(Sink):
                 "joint_names": list(JOINT_NAMES),
                 "drop_min_height_by_bulb": dict(task.drop_floors),
                 "glass_contact_limit_n": gates.GLASS_LIMIT,
-                "action_dim": len(JOINT_NAMES),
+                "action_dim": episode.contract.action_dim,
             },
         )
 

@@ -7,7 +7,9 @@ protocol of the twelve subtasks.
 Importing this module loads no simulator: the episode is imported when one is
 made. A request carries the head image, the lidar scan, the state vector of
 `observation.py`, the instruction and the reset flag; actions follow
-`joint_position_v1` and are executed by the `servo` controller.
+`joint_position_v1` and are executed by the `servo` controller, or, with
+`--controller balanced`, follow `decoupled_v1` and are executed by the
+whole-body controller on the same robot (`balance.py`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from .subtasks import BY_KEY, CRUSHED, DROPPED, ERRAND, TASKS, TIPPED, UNSEATED,
 IMAGE_KEY = "rgb_head"
 CAMERA = "head_d435"
 IMAGE_SIZE = 256
+# Controller -> the contract its commands follow.
+CONTRACTS = {"servo": "joint_position_v1", "balanced": "decoupled_v1"}
 
 
 class Fiatlux(Suite):
@@ -30,6 +34,20 @@ class Fiatlux(Suite):
     cameras = Cameras((CAMERA,), CAMERA, IMAGE_SIZE, IMAGE_SIZE)
     contract = "joint_position_v1"
     outcomes = (SUCCESS, TIMEOUT, FELL, TIPPED, DROPPED, CRUSHED, UNSEATED)
+
+    @property
+    def controllers(self) -> tuple[str, ...]:
+        return tuple(CONTRACTS)
+
+    def controller_class(self, name: str):
+        if name == "balanced":  # on the Fiatlux robot, never the stiff balanced variant
+            from .balance import FiatluxBalancedController
+
+            return FiatluxBalancedController
+        return super().controller_class(name)
+
+    def contract_for(self, controller: str) -> str:
+        return CONTRACTS[controller]
 
     @property
     def conditions(self) -> tuple[FiatluxTask, ...]:

@@ -1,0 +1,44 @@
+"""`balanced` on the Fiatlux robot: the whole-body controller on the free variant at the research gains.
+
+Fiatlux's navigation subtasks take `decoupled_v1` commands through the
+balanced controller, as the original drives its legs through a whole-body
+controller. The robot stays the Fiatlux one: the `free` variant with the
+research servo table (`robot.py`), never the stiff `balanced` variant. The
+controller turns its whole-body torques into joint targets through those
+servos (q_des + tau / kp), and, because 40 N m/rad ankles cannot hold the
+standing pendulum, it closes the loop at 50 Hz with DCM feedback on the ZMP
+and gravity torques for the upper body (`Tuning` options of
+`control.balanced`). This is the policy side, as the original's whole-body
+controller is; the servos are not stiffened.
+"""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+
+from ...control.balanced import BalancedController, Tuning
+from ...control.base import BasePose
+from ...control.decoupled_v1 import JOINT_SLOTS
+from ...control.joint_position import JOINT_NAMES
+from .robot import apply_servos
+
+SOFT = Tuning(dcm_gain=2.0, dcm_clip=0.05, upper_feedforward=True)
+SLOT_INDEX = np.array([JOINT_NAMES.index(n) for n in JOINT_SLOTS])
+
+
+class FiatluxBalancedController(BalancedController):
+    variant = "free"
+
+    def __init__(self) -> None:
+        super().__init__(SOFT)
+
+    def bind(self, model: mujoco.MjModel) -> None:
+        """The servos at the research gains first: the torque-to-target conversion reads them."""
+        apply_servos(model)
+        super().bind(model)
+
+    def reset(self, data: mujoco.MjData, spawn: BasePose, pose: np.ndarray) -> None:
+        """As every Fiatlux controller: `pose` holds all joints in JOINT_NAMES order; the legs are
+        solved for the stance, the commanded joints start at theirs."""
+        super().reset(data, spawn, np.asarray(pose, dtype=float)[SLOT_INDEX])
