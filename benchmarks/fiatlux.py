@@ -1,17 +1,24 @@
 """How fast a Fiatlux subtask steps on this machine: physics alone, then with the head camera and lidar.
 
     python benchmarks/fiatlux.py [--subtask S07] [--seconds 10]
+    python benchmarks/fiatlux.py --balanced [--subtask S07] [--seed 0]
 
 Control steps/s (50 Hz commands, 4 physics steps each, the seat hook, the
 gate snapshot and the hand contacts) with zero actions; then the same with
 a policy request every step (head camera 256 x 256 rendered, lidar 32 x 180
 cast, state vector read). Human-readable lines, then one JSON object.
+
+`--balanced` measures the balanced controller on the Fiatlux robot (research
+servo gains) at a subtask's layout instead: a zero-velocity command for 60 s
+(pelvis drift, largest foot slip), vx 0.3 m/s for 3 s then standing 2 s,
+and a heading command of +pi/2 held 6 s; each run stops at a fall.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import time
 
@@ -37,11 +44,55 @@ def rate(episode: FiatluxEpisode, seconds: float, each_step=None) -> float:
     return steps / (time.perf_counter() - started)
 
 
+def balanced_run(subtask: str, seed: int, nav, seconds: float) -> dict:
+    """One command schedule (`nav(t)` -> slots 32-35) from the start of a subtask under `balanced`."""
+    episode = SUITE.make_episode(BY_KEY[subtask], seed, SUITE.make_controller("balanced"), "fast")
+    episode.reset()
+    c, d = episode.controller, episode.data
+    upper = d.ctrl[c._slot_act].copy()  # the start pose's commanded joints, held
+    feet = [episode.model.body(f"{s}_ankle_roll_link").id for s in ("left", "right")]
+    p0, start = c.base_pose(d), d.xpos[feet, :2].copy()
+    slip, fell_at, outcome = 0.0, None, None
+    for k in range(int(round(seconds * 50))):
+        outcome = episode.step(np.concatenate([upper, [0.74, *nav(k / 50)]])).outcome
+        slip = max(slip, float(np.linalg.norm(d.xpos[feet, :2] - start, axis=1).max()))
+        if c.fallen(d):
+            fell_at = (k + 1) / 50
+            break
+    p = c.base_pose(d)
+    forward = np.array([math.cos(p0.yaw), math.sin(p0.yaw)])
+    moved = np.array([p.x - p0.x, p.y - p0.y])
+    return {"seconds": seconds, "fell_at_s": fell_at, "drift_m": float(np.linalg.norm(moved)),
+            "forward_m": float(moved @ forward), "foot_slip_m": slip,
+            "yaw_change_rad": math.remainder(p.yaw - p0.yaw, 2 * math.pi), "outcome": outcome}
+
+
+def balanced(subtask: str, seed: int) -> None:
+    runs = {
+        "stand_60s": balanced_run(subtask, seed, lambda t: (0.0, 0.0, 0.0, 0.0), 60.0),
+        "walk_vx0.3_3s": balanced_run(subtask, seed, lambda t: (0.3 if t < 3 else 0.0, 0.0, 0.0, 0.0), 5.0),
+    }
+    yaw0 = SUITE.make_episode(BY_KEY[subtask], seed, SUITE.make_controller("balanced"), "fast")
+    yaw0.reset()
+    target = yaw0.controller.base_pose(yaw0.data).yaw + math.pi / 2
+    runs["turn_+pi/2"] = balanced_run(subtask, seed, lambda t: (0.0, 0.0, 0.5, target), 6.0)
+    for name, r in runs.items():
+        fell = f"fell at {r['fell_at_s']} s" if r["fell_at_s"] else "standing"
+        print(f"balanced, {BY_KEY[subtask].name} seed {seed}, {name}: {fell}; drift {100 * r['drift_m']:.1f} cm, "
+              f"forward {r['forward_m']:+.2f} m, foot slip {100 * r['foot_slip_m']:.1f} cm, yaw {r['yaw_change_rad']:+.2f} rad")
+    print(json.dumps({"subtask": BY_KEY[subtask].name, "seed": seed, "controller": "balanced", **runs}))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--subtask", default="S07")
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--balanced", action="store_true", help="measure the balanced controller on the Fiatlux robot instead")
+    parser.add_argument("--seed", type=int, default=0, help="the layout seed of --balanced")
     args = parser.parse_args()
+    if args.balanced:
+        balanced(args.subtask, args.seed)
+        return
     episode = FiatluxEpisode(BY_KEY[args.subtask], 0)
     episode.reset()
     bare = rate(episode, args.seconds)

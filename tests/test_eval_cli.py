@@ -284,7 +284,7 @@ def test_list_envs(capsys):
         (["G1BallMove-L0-S,humanoidtoolbench/g1ballmove-l0-s", "--policy", "zero"], "a condition is named twice"),
         ([",", "--policy", "zero"], "name a condition"),
         (["--policy", "zero", "--controller", "servo", "--dry-run"], "the toolbench suite's commands run on assisted, balanced"),
-        (["S01", "--policy", "zero", "--controller", "balanced", "--dry-run"], "the fiatlux suite's commands run on servo"),
+        (["S01", "--policy", "zero", "--controller", "assisted", "--dry-run"], "the fiatlux suite's commands run on servo, balanced"),
         (["FINDSIT-val100", "--policy", "random", "--controller", "balanced", "--dry-run"], "commands run on assisted"),
         (["FINDSIT-val100", "--policy", "random", "--seed-start", "99", "--episodes", "2", "--dry-run"],
          "FINDSIT-val100 has seeds 0..99"),
