@@ -65,3 +65,58 @@ def test_a_joint_position_row_is_refused_under_balanced():
     ep = episode("balanced")
     with pytest.raises(ActionError):
         ep.step(np.zeros(len(JOINT_NAMES)))
+
+
+def test_an_episode_refuses_the_stiff_balanced_robot_and_a_foreign_controller():
+    with pytest.raises(ValueError, match="FiatluxBalancedController"):
+        SUITE.make_episode(BY_KEY["S07"], 0, BalancedController(), "fast")
+    with pytest.raises(ValueError, match="servo, balanced"):
+        SUITE.make_controller("assisted")
+
+
+def test_the_builtin_baselines_follow_the_contract_of_the_controller():
+    from humanoidtoolbench.eval.policy_source import builtin_policies
+
+    assert builtin_policies("fiatlux")["zero"].endswith(":zero_joint_position")
+    assert builtin_policies("fiatlux", "servo")["zero"].endswith(":zero_joint_position")
+    assert builtin_policies("fiatlux", "balanced")["zero"].endswith(":zero")
+    assert builtin_policies("fiatlux", "balanced")["random"].endswith(":random_policy")
+
+
+def test_the_gymnasium_environment_takes_decoupled_commands_under_balanced():
+    import gymnasium as gym
+
+    import humanoidtoolbench  # noqa: F401  (registers the environments)
+
+    env = gym.make(BY_KEY["S07"].env_id, controller="balanced")
+    try:
+        assert env.action_space.shape == (36,)
+        env.reset(seed=0)
+        c = env.unwrapped.episode.controller
+        row = np.concatenate([env.unwrapped.episode.data.ctrl[c._slot_act], [0.74, 0.0, 0.0, 0.0, 0.0]])
+        for _ in range(25):
+            _, _, terminated, _, info = env.step(row)
+            assert not terminated
+        assert info["step"] == 25
+        with pytest.raises(ValueError):
+            env.step(np.zeros(len(JOINT_NAMES)))
+    finally:
+        env.close()
+    with pytest.raises(ValueError, match="servo, balanced"):
+        gym.make(BY_KEY["S07"].env_id, controller="assisted")
+
+
+def test_htb_eval_runs_the_zero_baseline_under_balanced_and_records_its_contract(tmp_path):
+    """The built-in `zero` speaks the contract of the chosen controller (decoupled_v1 here), and the
+    validated run records that contract and the Fiatlux robot variant."""
+    from humanoidtoolbench.cli import eval as eval_cli
+    from humanoidtoolbench.eval.records import BenchmarkResult, EvalConfig, read
+    from humanoidtoolbench.eval.rundir import CONFIG
+
+    out = tmp_path / "out"
+    args = ["S07", "--policy", "zero", "--controller", "balanced", "--episodes", "1", "--max-steps", "20", "--no-video"]
+    assert eval_cli.main([*args, "--output", str(out)]) == 0
+    [result] = out.glob("FIATLUX-S07-*/run-*/benchmark_result.json")
+    assert read(result, BenchmarkResult).controller == "balanced"
+    config = read(result.parent / CONFIG, EvalConfig)
+    assert config.action_schema == "decoupled_v1" and config.robot_variant == "free"

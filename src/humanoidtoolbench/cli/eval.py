@@ -258,7 +258,7 @@ def _check_source(args) -> None:
         raise UsageError(f"{' and '.join(given)} are alternative policy sources; give one")
     if not given:
         raise UsageError(
-            f"choose a policy: --policy REF (built-in: {', '.join(builtin_policies(args.suite))}), --model PATH_OR_ID "
+            f"choose a policy: --policy REF (built-in: {', '.join(builtin_policies(args.suite, args.controller))}), --model PATH_OR_ID "
             "or --host HOST [--port PORT]"
         )
     for flag, value in (("--revision", args.revision), ("--device", args.device)):
@@ -324,7 +324,7 @@ def _policy_spec(args):
         return PolicySpec(host=args.host, ports=args.ports, timeout=_policy_timeout(args))
     if args.model:
         return PolicySpec(model=_resolved_model(args), device=args.device_spec.name, suite=args.suite)
-    return PolicySpec(ref=args.policy, checkpoint=args.checkpoint, suite=args.suite)
+    return PolicySpec(ref=args.policy, checkpoint=args.checkpoint, suite=args.suite, controller=args.controller)
 
 
 def _resolved_model(args):

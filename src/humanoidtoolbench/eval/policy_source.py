@@ -31,12 +31,13 @@ if TYPE_CHECKING:
 log = logging.getLogger("humanoidtoolbench.eval")
 
 
-def builtin_policies(suite_name: str | None = None) -> dict[str, str]:
-    """The short policy names of a suite: its contract's baselines and its own (every suite's, without one)."""
+def builtin_policies(suite_name: str | None = None, controller: str | None = None) -> dict[str, str]:
+    """The short policy names of a suite: the baselines of the contract it speaks under `controller`
+    (its protocol's, when None) and its own (every suite's, without one)."""
     chosen = suites.suites() if suite_name is None else (suites.get(suite_name),)
     names: dict[str, str] = {}
     for suite in chosen:
-        names.update(BUILTIN_POLICIES.get(suite.contract, {}))
+        names.update(BUILTIN_POLICIES.get(suite.contract if controller is None else suite.contract_for(controller), {}))
         names.update(suite.builtin_policies)
     return names
 
@@ -136,6 +137,7 @@ class PolicySpec:
     ports: tuple[int, ...] = ()
     timeout: float = DEFAULT_TIMEOUT_S
     suite: str | None = None  # whose built-in names `ref` may use
+    controller: str | None = None  # what executes the commands: picks the contract of the built-in baselines
     model: "ResolvedModel | None" = None  # a resolved `--model`: every worker loads the same files
     device: str = "auto"
 
@@ -150,13 +152,13 @@ class PolicySpec:
         if self.host:
             client = HttpPolicyClient(self.host, self.ports[slot % len(self.ports)], read_timeout=self.timeout, on_wait=report_wait)
             return HttpPolicy(client, client.preflight())
-        builtin = builtin_policies(self.suite)
+        builtin = builtin_policies(self.suite, self.controller)
         loaded = load_policy(self.ref, aliases=builtin)
         return InProcessPolicy(loaded, self.checkpoint or (builtin_checkpoint(self.ref) if self.ref in builtin else None))
 
     def for_workers(self) -> "PolicySpec":
         """The same policy with a file reference made absolute, for processes with another working directory."""
-        if self.host or self.model is not None or self.ref in builtin_policies(self.suite):
+        if self.host or self.model is not None or self.ref in builtin_policies(self.suite, self.controller):
             return self
         module_part, _, function = self.ref.rpartition(":")
         if not is_file_ref(module_part):

@@ -164,10 +164,13 @@ class Suite(ABC):
 
     def controller_class(self, name: str):
         """The class that runs controller `name` on this suite's robot; a suite may bind a name to its
-        own subclass (its robot variant and servos). The name must be one of `controllers`."""
+        own subclass (its robot variant and servos). Raises ValueError for a name not in `controllers`."""
         from ..control import controller_class
 
-        return controller_class(name)
+        cls = controller_class(name)  # an unknown name fails here, listing the names there are
+        if name not in self.controllers:
+            raise ValueError(f"controller {name!r} cannot execute {self.name} commands; use one of {', '.join(self.controllers)}")
+        return cls
 
     def make_controller(self, name: str):
         return self.controller_class(name)()

@@ -2,7 +2,9 @@
 
 `gymnasium.make("FIATLUX-S03-RemoveOldBulb-v0")` (after `import
 humanoidtoolbench`) gives the policy's observation (head image, lidar, state
-vector, instruction) and takes one `joint_position_v1` row per step. The
+vector, instruction) and takes one `joint_position_v1` row per step (with
+`controller="balanced"`, one `decoupled_v1` command for the whole-body
+controller on the same robot). The
 episode terminates on success or on a termination (fall, tipped ladder,
 dropped or crushed bulb, bulb pulled from its seat) and truncates at the
 condition's horizon (120 s; the errand 1440 s); `info["outcome"]` says which
@@ -21,6 +23,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from ...control.contract import get as get_contract
 from ...control.joint_position import JOINT_POSITION_V1
 from ...sim.render import CameraRenderer
 from .observation import IMAGE_SIZE, LIDAR_AZIMUTHS, LIDAR_CHANNELS, STATE_DIM
@@ -31,13 +34,16 @@ class FiatluxEnv(gym.Env):
     metadata = {"render_modes": ["rgb_array"], "render_fps": 50}
 
     def __init__(self, subtask: str, render_mode: str | None = None, randomize: bool = True, prop_scale: bool = False,
-                 image_features: bool = False):
+                 image_features: bool = False, controller: str = "servo"):
         """`randomize=False` gives the nominal scene every reset; `prop_scale` scales the ladder, socket
-        and fresh bulb (see `randomisation.py`)."""
+        and fresh bulb (see `randomisation.py`); `controller` is one of the suite's controllers."""
         self.task = SUITE.parse(subtask)
+        SUITE.controller_class(controller)  # a name this suite cannot run fails here, naming those it can
+        self.controller = controller
+        self.contract = get_contract(SUITE.contract_for(controller))
         self.render_mode = render_mode
         self.randomize, self.prop_scale = randomize, prop_scale
-        self.action_space = JOINT_POSITION_V1.action_space()
+        self.action_space = self.contract.action_space()
         fields = {
             "image": spaces.Box(0, 255, (IMAGE_SIZE, IMAGE_SIZE, 3), np.uint8),
             "lidar": spaces.Box(0.0, 1.0, (LIDAR_CHANNELS, LIDAR_AZIMUTHS), np.float32),
@@ -62,13 +68,16 @@ class FiatluxEnv(gym.Env):
         if seed is None:
             seed = int(self.np_random.integers(2**31))
         self.close()
-        self.episode = FiatluxEpisode(self.task, seed, randomize=self.randomize, prop_scale=self.prop_scale)
+        self.episode = FiatluxEpisode(self.task, seed, controller=SUITE.make_controller(self.controller),
+                                      randomize=self.randomize, prop_scale=self.prop_scale)
         self.episode.reset()
         self._camera = CameraRenderer(self.episode.model, (CAMERA,), IMAGE_SIZE, IMAGE_SIZE)
         return self._observation(), {"seed": seed}
 
     def step(self, action):
-        row = np.clip(np.asarray(action, dtype=np.float64).reshape(JOINT_POSITION_V1.action_dim), -1.0, 1.0)
+        row = np.asarray(action, dtype=np.float64).reshape(self.contract.action_dim)
+        if self.contract is JOINT_POSITION_V1:
+            row = np.clip(row, -1.0, 1.0)
         result = self.episode.step(row)
         terminated = result.outcome is not None
         truncated = not terminated and self.episode.steps >= self.task.max_steps

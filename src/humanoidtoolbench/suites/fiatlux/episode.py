@@ -34,7 +34,7 @@ from .randomisation import HAND_FRICTION, Lighting, PropScale, draw_lighting, dr
 from .robot import apply_servos
 from .seat import MagneticSeat
 from .subtasks import CRUSHED, DROPPED, TIPPED, UNSEATED, FiatluxTask, stage_flag
-from .suite import CONTRACTS
+from .suite import SUITE
 
 BULBS = ("old_bulb", "fresh_bulb")
 PELVIS_STANCE = gates.TREAD_STANCE  # pelvis above the surface at q0, m
@@ -96,7 +96,10 @@ class FiatluxEpisode(Episode):
         self.tread_centre, self.tread_top = (props.TREAD_CENTRE[0] * sx, props.TREAD_CENTRE[1] * sy), props.TREAD_TOP * sz
         self.plug = {b: props.PLUG_OFFSET * self.scale.bulb(b) for b in BULBS}
         self.controller = controller or ServoController()
-        self.contract = get_contract(CONTRACTS[self.controller.name])
+        wanted = SUITE.controller_class(self.controller.name)
+        if not isinstance(self.controller, wanted):  # e.g. the stiff balanced variant instead of the Fiatlux robot
+            raise ValueError(f"controller {self.controller.name!r} runs on the Fiatlux robot as {wanted.__name__}; make it with the suite's make_controller")
+        self.contract = get_contract(SUITE.contract_for(self.controller.name))
         self._place_props()
         spec = self._build(detail)
         self.sim = Simulation(spec, self.controller)

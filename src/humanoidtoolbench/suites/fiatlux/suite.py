@@ -40,11 +40,12 @@ class Fiatlux(Suite):
         return tuple(CONTRACTS)
 
     def controller_class(self, name: str):
+        cls = super().controller_class(name)
         if name == "balanced":  # on the Fiatlux robot, never the stiff balanced variant
             from .balance import FiatluxBalancedController
 
             return FiatluxBalancedController
-        return super().controller_class(name)
+        return cls
 
     def contract_for(self, controller: str) -> str:
         return CONTRACTS[controller]

@@ -17,7 +17,6 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ...control import controller_class, make_controller
 from ...control import decoupled_v1 as contract
 from ...robot.cameras import HEIGHT, POLICY_CAMERA, WIDTH
 from ...sim.render import CameraRenderer
@@ -54,9 +53,7 @@ class HumanoidToolBenchEnv(gym.Env):
         controller: str = "assisted",
     ):
         self.condition = parse(condition)
-        controller_class(controller)  # an unknown name fails here, listing the names there are
-        if controller not in SUITE.controllers:
-            raise ValueError(f"controller {controller!r} cannot execute tool-use commands; use one of {', '.join(SUITE.controllers)}")
+        SUITE.controller_class(controller)  # a name this suite cannot run fails here, naming those it can
         self.controller = controller
         self.max_steps = int(max_steps)
         self.render_mode = render_mode
@@ -71,7 +68,7 @@ class HumanoidToolBenchEnv(gym.Env):
         if seed is None:
             seed = int(self.np_random.integers(2**31))
         self._close_cameras()
-        self.episode = TaskEpisode(self.condition, seed, make_controller(self.controller), detail=self.detail)
+        self.episode = TaskEpisode(self.condition, seed, SUITE.make_controller(self.controller), detail=self.detail)
         self.episode.reset()
         self._cameras = CameraRenderer(self.episode.model, (POLICY_CAMERA,))
         info = {"seed": seed, "settle_steps": self.episode.settle_steps}
