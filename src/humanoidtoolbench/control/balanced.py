@@ -178,6 +178,13 @@ class BalancedController(FloatingBaseController):
         data.ctrl[self._leg_act] = q[self._ik_leg_qpos] + (tau + damping) / self._leg_kp
         data.ctrl[self._slot_act] = upper
 
+    @property
+    def commanded_base(self) -> tuple[float, float, float, float]:
+        """Where the walking pattern is taking the pelvis (x, y, z, yaw): the planned CoM's ground
+        point, the rate-limited height and the heading between the planned feet (all smooth)."""
+        x, y = (float(v) for v in self.com.position)
+        return (x, y, self.height, self.schedule.heading())
+
     def _body_velocity(self, data: mujoco.MjData, cmd: Command) -> tuple[float, float, float]:
         """(vx, vy, yaw rate) for the footsteps; the heading error counts any slip of the feet."""
         tn, sch = self.tuning, self.schedule
