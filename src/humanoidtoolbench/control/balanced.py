@@ -205,6 +205,13 @@ class BalancedController(FloatingBaseController):
         error = (com + com_vel / omega - measured) - (self.com.position + self.com.velocity / omega - planned)
         return np.clip(tn.dcm_gain * error, -tn.dcm_clip, tn.dcm_clip)
 
+    @property
+    def commanded_base(self) -> tuple[float, float, float, float]:
+        """Where the walking pattern is taking the pelvis (x, y, z, yaw): the planned CoM's ground
+        point, the rate-limited height and the heading between the planned feet (all smooth)."""
+        x, y = (float(v) for v in self.com.position)
+        return (x, y, self.height, self.schedule.heading())
+
     def _body_velocity(self, data: mujoco.MjData, cmd: Command) -> tuple[float, float, float]:
         """(vx, vy, yaw rate) for the footsteps; the heading error counts any slip of the feet."""
         tn, sch = self.tuning, self.schedule

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import weakref
+from dataclasses import dataclass
 
 import mujoco
 import msgspec
@@ -24,7 +25,7 @@ from ...control.assisted import AssistedController
 from ...control.base import BasePose
 from ...control.discrete_skill import DISCRETE_SKILL_V1, STOP_ID, SUBSTEPS, SkillStep
 from ...sim.simulation import Simulation, home_upper_pose
-from ..base import SUCCESS, Episode, StepResult
+from ..base import SUCCESS, Episode, StepResult, terminal_outcome
 from . import actions, metrics
 from .apartments import build_apartment
 from .navgrid import NavGrid, Rect
@@ -37,6 +38,19 @@ TURN_TIME_CONSTANT, TURN_RATE_MAX = 0.08, 6.0  # a 120 degree turn completes wit
 HEIGHT_RATE = 1.2  # m/s: a sit reaches its seat within the skill
 SETTLE_STEPS = 10
 SKILL_BY_ID = {spec.id: spec.skill for spec in actions.VOCABULARY}
+
+
+@dataclass(frozen=True)
+class SkillLimits:
+    """The base speeds (m/s) a controller sustains: a skill asking for more within its 0.5 s is commanded
+    at the limit and covers less. The assisted base takes any speed; `balanced` figures: docs/PERFORMANCE.md."""
+
+    forward: float = math.inf
+    backward: float = math.inf
+    lateral: float = math.inf
+
+
+LIMITS = {"assisted": SkillLimits(), "balanced": SkillLimits(forward=0.3, backward=0.15, lateral=0.15)}
 
 
 def _approach(piece, clearance: float = 0.35) -> tuple[float, float]:
@@ -58,6 +72,7 @@ class FindSitEpisode(Episode):
         if self.apartment.digest() != self.spec.apartment_digest:
             raise RuntimeError(f"apartment {self.spec.scene_id} no longer matches the split; regenerate the split")
         self.controller = controller or AssistedController()
+        self.limits = LIMITS[self.controller.name]
         if isinstance(self.controller, AssistedController):
             self.controller.height_range = SIT_HEIGHT_RANGE
             self.controller.turn_time_constant, self.controller.turn_rate_max = TURN_TIME_CONSTANT, TURN_RATE_MAX
@@ -143,14 +158,15 @@ class FindSitEpisode(Episode):
         row = self._row.copy()
         skill, value = SKILL_BY_ID[step.skill_id], step.value
         _, _, yaw0 = self._skill_start
+        lim = self.limits
         if skill == actions.WALK:
-            row[32] = value
+            row[32] = min(value, lim.forward)
         elif skill == actions.TURN:
             row[34], row[35] = 1.0, _wrap(yaw0 + math.radians(value))
         elif skill == actions.STEP_BACK:
-            row[32] = -value / SKILL_SECONDS
+            row[32] = -min(value / SKILL_SECONDS, lim.backward)
         elif skill == actions.SIDE_STEP:
-            row[33] = value / SKILL_SECONDS
+            row[33] = math.copysign(min(abs(value) / SKILL_SECONDS, lim.lateral), value)
         elif skill == actions.SIT:
             row[31] = value
         return row
@@ -163,13 +179,15 @@ class FindSitEpisode(Episode):
         self._row[31] = command[31] if sitting else decoupled_v1.DEFAULT_BASE_HEIGHT
         self.sim.step(decoupled_v1.decode(command))
         self.steps += 1
+        fallen = self.sim.fallen()  # a fall ends the episode as a failure, whatever the skill
         if step.skill_id != STOP_ID:
             self._record_frame()
             self._commanded.append(self._commanded_points())
             if step.k == SUBSTEPS - 1:
                 self.chunks.append(metrics.Chunk(len(self.decisions) - 1, SKILL_BY_ID[step.skill_id], tuple(self._frames)))
-            return StepResult({"steps": self.steps}, False, False, None)
-        self.outcome = SUCCESS if self._succeeded() else STOPPED
+            self.outcome = terminal_outcome(False, fallen)
+            return StepResult({"steps": self.steps}, False, False, self.outcome)
+        self.outcome = terminal_outcome(self._succeeded(), fallen) or STOPPED
         return StepResult({"steps": self.steps}, self.outcome == SUCCESS, self.outcome == SUCCESS, self.outcome)
 
     def _record_frame(self) -> None:

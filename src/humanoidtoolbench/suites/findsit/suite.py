@@ -22,7 +22,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...eval.rundir import CONFIG
-from ..base import SUCCESS, TIMEOUT, Cameras, StandardProtocol, Suite
+from ..base import FELL, SUCCESS, TIMEOUT, Cameras, StandardProtocol, Suite
 from . import split
 from .policies import IMAGE_KEY
 
@@ -101,7 +101,7 @@ class FindSit(Suite):
                                 max_steps=MAX_DECISIONS * SKILL_STEPS)
     cameras = Cameras((EGO,), EGO, 448, 448)
     contract = "discrete_skill_v1"
-    outcomes = (SUCCESS, TIMEOUT, STOPPED)
+    outcomes = (SUCCESS, TIMEOUT, STOPPED, FELL)
     builtin_policies = {
         "oracle": "humanoidtoolbench.suites.findsit.policies:oracle",
         "random": "humanoidtoolbench.suites.findsit.policies:random_planner",
@@ -112,6 +112,10 @@ class FindSit(Suite):
     @property
     def conditions(self):
         return CONDITIONS
+
+    @property
+    def controllers(self) -> tuple[str, ...]:
+        return ("assisted", "balanced")  # both execute decoupled_v1, the skills' commands (episode.py)
 
     def seed_count(self, condition) -> int:
         return condition.size

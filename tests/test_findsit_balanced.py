@@ -1,0 +1,85 @@
+"""Find-navigate-sit on the balanced controller: the suite takes it, its skills move the free robot, a fall ends the episode."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from humanoidtoolbench.cli import eval as eval_cli
+from humanoidtoolbench.control.balanced import BalancedController
+from humanoidtoolbench.control.discrete_skill import DISCRETE_SKILL_V1
+from humanoidtoolbench.suites.base import FELL
+from humanoidtoolbench.suites.findsit.episode import LIMITS, FindSitEpisode
+from humanoidtoolbench.suites.findsit.suite import CONDITIONS, SUITE
+
+EPISODE = 9  # a start with room to move every way
+SKILLS = 4  # 2 s: one skill alone is mostly the start-up and the pelvis' sway from foot to foot
+
+
+def episode() -> FindSitEpisode:
+    ep = FindSitEpisode(CONDITIONS[0], EPISODE, controller=BalancedController())
+    ep.reset()
+    return ep
+
+
+def run_skill(ep: FindSitEpisode, skill_id: int, value: float) -> str | None:
+    chunk = DISCRETE_SKILL_V1.validate([[skill_id, value]])
+    ep.on_chunk(chunk, {})
+    for row in chunk:
+        outcome = ep.step(row).outcome
+        if outcome is not None:
+            return outcome
+    return None
+
+
+def moved(skill_id: int, value: float) -> tuple[float, float, float]:
+    """Forward and leftward distance (m) and left turn (degrees) over SKILLS repeats, in the start's frame."""
+    ep = episode()
+    start = ep.sim.base_pose()
+    for _ in range(SKILLS):
+        assert run_skill(ep, skill_id, value) is None
+    end = ep.sim.base_pose()
+    c, s = math.cos(start.yaw), math.sin(start.yaw)
+    dx, dy = end.x - start.x, end.y - start.y
+    return dx * c + dy * s, -dx * s + dy * c, math.degrees(math.remainder(end.yaw - start.yaw, 2 * math.pi))
+
+
+def test_findsit_accepts_balanced(capsys):
+    assert "balanced" in SUITE.controllers and FELL in SUITE.outcomes
+    assert eval_cli.main(["FINDSIT-val100", "--policy", "oracle", "--controller", "balanced", "--dry-run"]) == 0
+    assert "balanced" in capsys.readouterr().out
+
+
+# Tolerances from docs/PERFORMANCE.md (find-navigate-sit on balanced): 2 s at the suite's speed limits,
+# less the start-up; the pelvis sways about 0.1 m sideways at each step.
+@pytest.mark.parametrize(
+    "skill_id, value, forward, left, turn",
+    [
+        (0, 0.6, (0.3, 0.75), (-0.15, 0.15), (-8, 8)),  # Walk<forward><fast>: at 0.3 m/s, not 0.6
+        (5, 0.3, (-0.35, -0.05), (-0.15, 0.15), (-8, 8)),  # Step back<0.30>: at 0.15 m/s
+        # Side step<left/right><0.30>: at 0.15 m/s, drifting forward (the footsteps' forward bias)
+        (6, 0.3, (-0.1, 0.2), (0.15, 0.45), (-8, 8)),
+        (6, -0.3, (-0.1, 0.2), (-0.45, -0.15), (-8, 8)),
+        (2, 30.0, (-0.1, 0.1), (-0.15, 0.15), (35, 80)),  # Turn<left><30>: about 16 degrees a skill
+    ],
+)
+def test_each_skill_moves_the_balanced_robot_its_way(skill_id, value, forward, left, turn):
+    f, l, t = moved(skill_id, value)
+    assert forward[0] <= f <= forward[1] and left[0] <= l <= left[1] and turn[0] <= t <= turn[1], (f, l, t)
+
+
+def test_speeds_beyond_the_limits_are_commanded_at_them():
+    ep = episode()
+    ep._skill_start = (0.0, 0.0, 0.0)
+    lim = LIMITS["balanced"]
+    row = {k: ep._command(DISCRETE_SKILL_V1.decode(np.array([k, v, 0.0]))) for k, v in ((0, 0.6), (5, 0.6), (6, -0.5))}
+    assert row[0][32] == lim.forward and row[5][32] == -lim.backward and row[6][33] == -lim.lateral
+
+
+def test_a_fall_ends_the_findsit_episode_as_fell():
+    ep = episode()
+    ep.data.qvel[ep.controller._root_dof + 1] = 3.0  # a sideways shove of about 100 N s, five times what it catches
+    outcomes = [run_skill(ep, 0, 0.2) for _ in range(3)]
+    assert FELL in outcomes and ep.outcome == FELL and ep.sim.fallen()
