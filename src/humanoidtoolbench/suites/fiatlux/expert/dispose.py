@@ -38,7 +38,7 @@ def drop_point(base_xy: np.ndarray, crate_xy: np.ndarray, crate_yaw: float) -> n
 
 def level(pos: np.ndarray) -> Reach:
     """The bulb's spot at `pos`, the back of the hand up (the bulb only rests on it)."""
-    return Reach(pos, normal=UP, normal_local=BACK, offset=SPOT, normal_weight=1.0)
+    return Reach(pos, normal=UP, normal_local=BACK, offset=SPOT, normal_weight=0.3)
 
 
 def plan(ctx: Context) -> Steps:
