@@ -59,9 +59,9 @@ def heading_axes(ctx: Context) -> tuple[np.ndarray, np.ndarray]:
 
 
 def move(ctx: Context, side: str, target: Callable[[np.ndarray], Reach], goal, seconds: float,
-         body: dict[int, float] | None = None, pieces: int = 10, floor: float | None = None) -> Steps:
+         body: dict[int, float] | None = None, pieces: int = 10) -> Steps:
     """Move the hand's reach point to `goal` along a straight line in short solved pieces, the body
-    slots (waist, pelvis height) going to `body` alongside and the elbow and wrist above `floor`; each piece starts from the last
+    slots (waist, pelvis height) going to `body` alongside; each piece starts from the last
     solution, so the arm never jumps to another posture and sweeps through the furniture."""
     body = body or {}
     start = ctx.commanded_kinematics().point(side, target(np.zeros(3)).offset)
@@ -74,7 +74,7 @@ def move(ctx: Context, side: str, target: Callable[[np.ndarray], Reach], goal, s
         held = {i: float(ctx.cmd[i]) for i in body}
         for i, v in now.items():  # solve with the body where this piece ends
             ctx.cmd[i] = v
-        q, _ = ctx.commanded_kinematics().solve(side, target(start + (goal - start) * s), floor=floor)
+        q, _ = ctx.commanded_kinematics().solve(side, target(start + (goal - start) * s))
         for i, v in held.items():
             ctx.cmd[i] = v
         yield from glide(ctx, {**dict(zip(arm.tolist(), q)), **now}, seconds / pieces)

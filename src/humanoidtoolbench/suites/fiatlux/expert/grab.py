@@ -24,7 +24,6 @@ PALM = (0.0, 1.0, 0.0)  # the right palm's normal, wrist frame
 SIDE = 0.10  # m to the right of the bulb before sliding over it
 TUCK = (0.25, -0.15, 0.35)  # the hand in front of the chest (forward, left, up from the pelvis)
 LIFT = 0.08  # m
-ARM_FLOOR = props.BENCH_TOP + 0.04  # elbow and wrist links above the bench top
 FINGERS = ("index_0", "index_1", "middle_0", "middle_1")
 CURL = (1.0, 1.2, 1.0, 1.2)  # rad: more than the glass lets them reach, so they press on it
 
@@ -45,7 +44,7 @@ def plan(ctx: Context) -> Steps:
     tuck = base + fwd * TUCK[0] + left * TUCK[1] + UP * TUCK[2]
     lean = {ctx.slot("base_height"): HEIGHT, ctx.slot("waist_pitch_joint"): LEAN}
     yield from move(ctx, "right", hand, tuck, 1.5)
-    yield from move(ctx, "right", hand, centre - SIDE * left + 0.01 * UP, 2.0, lean, floor=ARM_FLOOR)
+    yield from move(ctx, "right", hand, centre - SIDE * left + 0.01 * UP, 2.0, lean)
     yield from wait(ctx, 0.3)
     for _ in range(2):  # close in from where the lean left the pelvis
         centre = glass_centre(ctx.obs.world)
