@@ -434,10 +434,20 @@ class FiatluxEpisode(Episode):
         return StepResult(metrics, now and self.stage == len(self.stages) - 1, success, outcome)
 
     def privileged(self) -> dict:
-        """The original's privileged observation: six poses, four distances, two seat flags."""
+        """The original's privileged observation (six poses, four distances, two seat flags), plus
+        what a scripted expert needs beside it: the subtask, the controller, the base pose, every
+        joint angle (JOINT_NAMES order), the seat and the socket's axis."""
         d, s = self.data, self.last
         poses = {n: np.concatenate([d.xpos[b], d.xquat[b]]) for n, b in self._body.items()}
+        base = self.controller.base_pose(d)
+        seat = self.model.site("fixture/seat").id
         return {
+            "subtask": self.stages[self.stage].key,
+            "controller": self.controller.name,
+            "base": np.array([base.x, base.y, base.z, base.yaw]),
+            "joints": d.qpos[self.observer.q].copy(),
+            "seat": d.site_xpos[seat].copy(),
+            "seat_axis": d.site_xmat[seat].reshape(3, 3)[:, 2].copy(),
             "poses": poses,
             "distances": {
                 "pelvis_to_ladder": float(np.linalg.norm(s.pelvis[:2] - s.ladder_root[:2])),

@@ -34,6 +34,7 @@ class Fiatlux(Suite):
     cameras = Cameras((CAMERA,), CAMERA, IMAGE_SIZE, IMAGE_SIZE)
     contract = "joint_position_v1"
     outcomes = (SUCCESS, TIMEOUT, FELL, TIPPED, DROPPED, CRUSHED, UNSEATED)
+    builtin_policies = {"expert": "humanoidtoolbench.suites.fiatlux.expert:predict"}
 
     @property
     def controllers(self) -> tuple[str, ...]:

@@ -1,0 +1,57 @@
+"""The Fiatlux scripted expert: the manipulation subtasks through `decoupled_v1` under `balanced`.
+
+It reads the privileged observation (bulb, crate, seat and base poses, joint
+angles) and sends arm, hand and waist targets; the balanced controller keeps
+the legs under the robot. One plan per subtask, chosen from the privileged
+state; each is a generator of the tool-use expert's skills, re-planned from
+the latest observation at every chunk. Its results are never reportable.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...toolbench.expert.kinematics import Kinematics
+from .common import context, observe
+from . import dispose, grab
+
+POLICY_NAME = "expert"
+PRIVILEGED = True
+CHUNK = 5  # rows per request: 0.1 s between observations
+PLANS = {"S06": dispose.plan, "S08": grab.plan}
+
+
+class Expert:
+    def __init__(self) -> None:
+        self.kin = Kinematics()
+        self.ctx = None
+        self.plan = None
+
+    def __call__(self, request: dict) -> np.ndarray:
+        world = request.get("privileged")
+        if world is None:
+            raise RuntimeError("the Fiatlux expert needs privileged simulator state; run it in process with htb-eval --policy expert")
+        if world["controller"] != "balanced":
+            raise RuntimeError(f"the Fiatlux expert runs under --controller balanced only, not {world['controller']}")
+        if world["subtask"] not in PLANS:
+            raise RuntimeError(f"the Fiatlux expert solves {', '.join(PLANS)}; not {world['subtask']}")
+        if request["history"].get("reset", False) or self.ctx is None:
+            self.ctx = context(self.kin, world)
+            self.plan = PLANS[world["subtask"]](self.ctx)
+        else:
+            self.ctx.obs = observe(world)
+        rows = []
+        for _ in range(CHUNK):
+            next(self.plan, None)
+            rows.append(self.ctx.cmd.copy())
+        return np.array(rows)
+
+
+_expert: Expert | None = None
+
+
+def predict(request: dict) -> np.ndarray:
+    global _expert
+    if _expert is None:
+        _expert = Expert()
+    return _expert(request)

@@ -1,0 +1,55 @@
+"""S08: pick the fresh bulb up from the workbench between the right thumb and fingers.
+
+The bench top is at the G1's chest, so the hand first rises in front of the
+chest, then comes to the bulb's right side held like a handshake (fingers
+forward, palm facing the bulb), slides over it so the glass sits between the
+thumb and the straight fingers, and the index and middle fingers curl round
+it. Their servos press only as hard as their angle error asks, well under the
+glass's 50 N. Then the hand lifts the bulb clear of the bench and holds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import props
+from ...toolbench.expert.kinematics import Reach
+from ...toolbench.expert.skills import Context, Steps, glide, hold_still, wait
+from .common import UP, heading_axes, move, pose
+
+LEAN = 0.45  # rad of waist pitch towards the bench: the bulb is about 0.6 m ahead of the pelvis
+HEIGHT = 0.76  # pelvis while reaching
+GRASP = (0.135, 0.075, 0.0)  # the glass centre in the right wrist frame: between thumb and fingers
+PALM = (0.0, 1.0, 0.0)  # the right palm's normal, wrist frame
+SIDE = 0.10  # m to the right of the bulb before sliding over it
+TUCK = (0.25, -0.15, 0.35)  # the hand in front of the chest (forward, left, up from the pelvis)
+LIFT = 0.08  # m
+FINGERS = ("index_0", "index_1", "middle_0", "middle_1")
+CURL = (1.0, 1.2, 1.0, 1.2)  # rad: more than the glass lets them reach, so they press on it
+
+
+def glass_centre(world: dict) -> np.ndarray:
+    pos, rot = pose(world, "fresh_bulb")
+    return pos + rot[:, 2] * props.BULB_CENTRE
+
+
+def plan(ctx: Context) -> Steps:
+    fwd, left = heading_axes(ctx)
+    centre = glass_centre(ctx.obs.world)
+
+    def hand(pos: np.ndarray) -> Reach:
+        return Reach(pos, axis=UP, normal=left, offset=GRASP, normal_local=PALM, axis_weight=0.5, normal_weight=0.5)
+
+    base = np.array([*ctx.obs.base[:2], HEIGHT])
+    tuck = base + fwd * TUCK[0] + left * TUCK[1] + UP * TUCK[2]
+    lean = {ctx.slot("base_height"): HEIGHT, ctx.slot("waist_pitch_joint"): LEAN}
+    yield from move(ctx, "right", hand, tuck, 1.5)
+    yield from move(ctx, "right", hand, centre - SIDE * left + 0.01 * UP, 2.0, lean)
+    yield from wait(ctx, 0.3)
+    for _ in range(2):  # close in from where the lean left the pelvis
+        centre = glass_centre(ctx.obs.world)
+        yield from move(ctx, "right", hand, centre + 0.01 * UP, 0.8, pieces=4)
+    yield from glide(ctx, {ctx.slot(f"right_hand_{f}_joint"): v for f, v in zip(FINGERS, CURL)}, 0.8)
+    yield from wait(ctx, 0.3)
+    yield from move(ctx, "right", hand, glass_centre(ctx.obs.world) + LIFT * UP, 1.0, pieces=5)
+    yield from hold_still(ctx)

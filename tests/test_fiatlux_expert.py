@@ -1,0 +1,61 @@
+"""The Fiatlux scripted expert under `--controller balanced`: it picks the fresh bulb up (S08) and
+refuses what it cannot run, in one line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from humanoidtoolbench.suites.fiatlux import SUITE
+from humanoidtoolbench.suites.fiatlux.expert import CHUNK, Expert
+from humanoidtoolbench.suites.fiatlux.gates import GLASS_LIMIT
+from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY
+
+
+def run(key: str, seed: int, steps: int):
+    ep = SUITE.make_episode(BY_KEY[key], seed, SUITE.make_controller("balanced"), "fast")
+    ep.reset()
+    expert, peak = Expert(), 0.0
+    for step in range(steps):
+        if step % CHUNK == 0:
+            rows = expert({"privileged": ep.privileged(), "history": {"reset": step == 0}, "state": {}})
+        result = ep.step(rows[step % CHUNK])
+        peak = max(peak, result.metrics["grip_force"])
+        if result.outcome:
+            return result, peak
+    return result, peak
+
+
+def test_the_expert_grabs_the_fresh_bulb_gently():
+    """Seed 0 of S08: the gate (lifted 3 cm, two hand bodies over 1 N, at most 50 N, standing) holds
+    0.5 s within 10 s of the start, and the fingers never press near the glass limit."""
+    result, peak = run("S08", 0, 500)
+    assert result.outcome == "success" and result.success
+    assert 1.0 < peak < GLASS_LIMIT / 2
+
+
+def privileged(controller: str = "balanced", subtask: str = "S08") -> dict:
+    ep = SUITE.make_episode(BY_KEY[subtask], 0, SUITE.make_controller(controller), "fast")
+    ep.reset()
+    return ep.privileged()
+
+
+def test_privileged_state_carries_what_the_expert_reads():
+    world = privileged()
+    assert world["subtask"] == "S08" and world["controller"] == "balanced"
+    assert world["joints"].shape == (43,) and world["base"].shape == (4,)
+    np.testing.assert_allclose(world["base"][:3], world["poses"]["pelvis"][:3])
+
+
+@pytest.mark.parametrize(
+    "request_, message",
+    [
+        ({"history": {"reset": True}}, "needs privileged simulator state"),
+        ({"privileged": {"controller": "servo", "subtask": "S08"}, "history": {"reset": True}}, "--controller balanced only"),
+        ({"privileged": {"controller": "balanced", "subtask": "S01"}, "history": {"reset": True}}, "not S01"),
+    ],
+)
+def test_the_expert_refuses_what_it_cannot_run_in_one_line(request_, message):
+    with pytest.raises(RuntimeError, match=message) as err:
+        Expert()(request_)
+    assert "\n" not in str(err.value)
