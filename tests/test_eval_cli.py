@@ -285,7 +285,7 @@ def test_list_envs(capsys):
         ([",", "--policy", "zero"], "name a condition"),
         (["--policy", "zero", "--controller", "servo", "--dry-run"], "the toolbench suite's commands run on assisted, balanced"),
         (["S01", "--policy", "zero", "--controller", "assisted", "--dry-run"], "the fiatlux suite's commands run on servo, balanced"),
-        (["FINDSIT-val100", "--policy", "random", "--controller", "balanced", "--dry-run"], "commands run on assisted"),
+        (["FINDSIT-val100", "--policy", "random", "--controller", "servo", "--dry-run"], "commands run on assisted, balanced"),
         (["FINDSIT-val100", "--policy", "random", "--seed-start", "99", "--episodes", "2", "--dry-run"],
          "FINDSIT-val100 has seeds 0..99"),
     ],
