@@ -59,10 +59,10 @@ def test_findsit_accepts_balanced(capsys):
     [
         (0, 0.6, (0.3, 0.75), (-0.15, 0.15), (-8, 8)),  # Walk<forward><fast>: at 0.3 m/s, not 0.6
         (5, 0.3, (-0.35, -0.05), (-0.15, 0.15), (-8, 8)),  # Step back<0.30>: at 0.15 m/s
-        # Side step<left/right><0.30>: at 0.15 m/s, drifting forward (the footsteps' forward bias)
+        # Side step<left/right><0.30>: at 0.15 m/s, drifting a little forward
         (6, 0.3, (-0.1, 0.2), (0.15, 0.45), (-8, 8)),
         (6, -0.3, (-0.1, 0.2), (-0.45, -0.15), (-8, 8)),
-        (2, 30.0, (-0.1, 0.1), (-0.15, 0.15), (35, 80)),  # Turn<left><30>: about 16 degrees a skill
+        (2, 30.0, (-0.1, 0.1), (-0.15, 0.15), (35, 80)),  # Turn<left><30>: about 17 degrees a skill
     ],
 )
 def test_each_skill_moves_the_balanced_robot_its_way(skill_id, value, forward, left, turn):

@@ -97,3 +97,22 @@ def test_a_stalled_walk_steps_back_then_aside_away_from_what_it_touches():
     assert decide(oracle, stuck).name == "Step back<0.25>"
     assert decide(oracle, stuck).name == "Side step<right><0.30>"
     assert decide(oracle, {**p, "target_distance": 0.17}).active_stop  # within NavSR@20cm: done
+
+
+def test_on_balanced_it_aligns_within_the_sway_turns_not_at_the_seat_and_stops_at_the_radius():
+    skew = math.pi / 2 + math.radians(10)  # the balanced pelvis' sway at one step
+    at_seat = dict(on_seat=False, distance=0.02)
+    for controller, first, at_edge in (("assisted", actions.TURN, actions.TURN), ("balanced", actions.STEP_BACK, actions.SIT)):
+        oracle = OraclePlanner()
+        oracle.reset("", 0)
+        p = privileged((2.0, 2.8, skew))
+        assert decide(oracle, {**p, "controller": controller}).skill == first, controller
+        p = privileged((2.0, 2.45 - EDGE_INSET_M, math.pi / 2 + math.radians(20)), **at_seat)
+        assert decide(oracle, {**p, "controller": controller}).skill == at_edge, controller
+    plant = {**COUCH, "centre": (4.0, 4.0, 0.3), "aabb": ((3.8, 3.8, 0.0), (4.2, 4.2, 0.6))}
+    near = privileged((3.6, 4.0, 0.0), target=plant, interact=False, distance=0.19)
+    near["grid"], near["path"] = NavGrid(np.ones((100, 100), dtype=bool)), [(3.8, 4.0)]
+    for controller, stops in (("assisted", False), ("balanced", True)):
+        oracle = OraclePlanner()
+        oracle.reset("", 0)
+        assert decide(oracle, {**near, "controller": controller}).active_stop is stops, controller

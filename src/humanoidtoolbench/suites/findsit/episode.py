@@ -257,12 +257,14 @@ class FindSitEpisode(Episode):
         )
 
     def privileged(self) -> dict:
-        """Geometry for the oracle: the robot's pose, the targets, and the way there on the navigation grid."""
+        """Geometry for the oracle: the controller, the robot's pose, the targets, and the way there on the
+        navigation grid."""
         if self.grid is None:
             self.grid = NavGrid.build(self.apartment)
         base = self.sim.base_pose()
         goals = [self.apartment.furniture[g.object_id] for g in self.spec.goals]
         return {
+            "controller": self.controller.name,
             "pose": (base.x, base.y, base.yaw),
             "category": self.spec.object_category,
             "interact": self.spec.object_category in metrics.INTERACT_CATEGORIES,

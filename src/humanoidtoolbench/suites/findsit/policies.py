@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+from dataclasses import dataclass
 
 import msgspec
 import numpy as np
@@ -24,9 +25,7 @@ from .planner import Decision, LanguageModelPlanner, Observation, RandomPlanner
 IMAGE_KEY = "rgb_ego"
 MODEL_CONFIG_ENV = "HTB_MODEL_CONFIG"  # set by htb-eval --model-config
 # Oracle: how close counts as touching, how it follows a path, how it sits.
-TOUCH_M = 0.18  # within NavSR@20cm's radius: a Stop does not move the robot
 TURN_TOLERANCE_DEG = 12.0
-ALIGN_TOLERANCE_DEG = 6.0  # before backing onto a seat
 ARRIVE_M = 0.2  # a waypoint this close is passed
 LOOKAHEAD_M = 3.0  # the robot heads for the furthest point of its path it sees along a clear lane, this far at most
 LANE_CLEARANCE_M = 0.1  # a lane keeps this far beyond the grid's margin (the arms swing out), or as far as the path does
@@ -44,6 +43,22 @@ SIT_RETRIES = 2
 OVER_SPOT_M = 0.05  # the pelvis this close to its spot (along the seat's axis) sits down
 LATERAL_M = 0.1  # off the seat's middle by more than this, side-step first (the least side step)
 SIT_BELOW_SEAT_M = 0.05  # the pelvis is commanded a little below the seat, so it rests on it
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the oracle tunes to the controller that carries it out."""
+
+    touch_m: float = 0.18  # within NavSR@20cm's radius: a Stop does not move the robot
+    align_deg: float = 6.0  # the heading error that turns the robot before it backs onto a seat
+    turn_at_seat: bool = True  # whether it still turns once its body reaches over the seat
+
+
+# The balanced robot's pelvis sways about 8 degrees and 0.1 m with each step, so it reads nearer and
+# further than it stands (it stops at the radius itself), and turning on the spot with its legs against
+# the seat's edge tips it onto the seat: it aligns within the sway, and not at all once at the seat.
+PLANS = {"balanced": Plan(touch_m=0.195, align_deg=15.0, turn_at_seat=False)}
+AT_SEAT_M = 0.05  # a body origin this near the seat's box: the legs touch its edge
 
 
 def _value(action: actions.Action) -> float:
@@ -92,9 +107,11 @@ class OraclePlanner:
         self._queue: list[actions.Action] = []
         self._last: tuple[tuple[float, float], actions.Action] | None = None
         self._escapes = 0
+        self._plan = Plan()
 
     def decide(self, observation: Observation) -> Decision:
         p = observation.privileged
+        self._plan = PLANS.get(p.get("controller"), Plan())
         action = self._choose(p)
         self._last = (tuple(p["pose"][:2]), action)
         state = "The target is reached." if action.active_stop else "The target is being approached."
@@ -120,8 +137,8 @@ class OraclePlanner:
                 stalled and math.dist((x, y), target["approach"]) < SEAT_ZONE_M
             ):
                 self._seating = True
-                return self._sit(x, y, yaw, target, stalled)
-        elif p["target_distance"] <= TOUCH_M:
+                return self._sit(x, y, yaw, target, stalled, p["target_distance"] <= AT_SEAT_M)
+        elif p["target_distance"] <= self._plan.touch_m:
             return actions.STOP
         if stalled:
             return self._escape(x, y, yaw, p["contacts"])
@@ -148,11 +165,11 @@ class OraclePlanner:
         speed = "fast" if remaining > 1.5 else "normal" if remaining > 0.6 else "slow"
         return actions.parse_action(0, f"Walk<forward><{speed}>")
 
-    def _sit(self, x, y, yaw, target, stalled: bool) -> actions.Action:
+    def _sit(self, x, y, yaw, target, stalled: bool, at_seat: bool) -> actions.Action:
         """Face the way the seat faces, get in line with its middle, back over the sit spot, sit."""
         front = target["yaw"]
         err = math.degrees(_wrap(front - yaw))
-        if abs(err) > ALIGN_TOLERANCE_DEG:
+        if abs(err) > self._plan.align_deg and (self._plan.turn_at_seat or not at_seat):
             return _turn(err)
         hx = target["half_extents"][0]
         depth = 2 * hx - (target["backrest"] or 0.0)
