@@ -10,6 +10,8 @@ glass's 50 N. Then the hand lifts the bulb clear of the bench and holds.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import props
@@ -49,7 +51,9 @@ def plan(ctx: Context) -> Steps:
     yield from move(ctx, "right", hand, away, 0.6, pieces=3)
     yield from move(ctx, "right", hand, np.array([*away[:2], base[2] + TUCK[2]]), 0.8, pieces=4)
     yield from move(ctx, "right", hand, base + fwd * TUCK[0] + left * TUCK[1] + UP * TUCK[2], 0.8, pieces=4)
-    lean = {ctx.slot("base_height"): HEIGHT, ctx.slot("waist_pitch_joint"): LEAN}
+    ahead = centre[:2] - base[:2]  # the torso turns to face the bulb: one to the left is otherwise out of reach
+    turn = math.atan2(float(ahead @ left[:2]), float(ahead @ fwd[:2]))
+    lean = {ctx.slot("base_height"): HEIGHT, ctx.slot("waist_pitch_joint"): LEAN, ctx.slot("waist_yaw_joint"): turn}
     yield from move(ctx, "right", hand, centre - SIDE * left + ABOVE * UP, 2.0, lean)
     yield from move(ctx, "right", hand, centre - SIDE * left + 0.01 * UP, 0.8, pieces=4)
     yield from wait(ctx, 0.3)
