@@ -26,7 +26,8 @@ SHOULDER_Y = -0.15  # m: the right shoulder, left of the pelvis
 TURN = 0.5  # rad: the most waist yaw used
 LEAN = 0.5  # rad of waist pitch over the crate
 HEIGHT = 0.70  # pelvis while leaning
-HEIGHTS = (0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)  # bulb heights tried, lowest reachable first
+HEIGHTS = (0.6, 0.7, 0.8, 0.9)  # bulb heights tried, lowest reachable first
+DEEPER = (0.5, 0.25, 0.0)  # shares of the way from the nearest interior point to the crate's centre, tried first
 REACHABLE = 0.02  # IK residual accepted
 CORRECT = 0.02  # m: a measured miss this large is corrected once
 SPOT = (0.09, -0.05, 0.0)  # the bulb's centre in the right wrist frame (on the back of the hand)
@@ -53,14 +54,17 @@ def bulb_centre(world: dict) -> np.ndarray:
     return pos + rot[:, 2] * props.BULB_CENTRE
 
 
-def lowest_reach(ctx: Context, xy: np.ndarray) -> np.ndarray:
-    """Arm joints that hold the bulb over `xy` at the lowest height in `HEIGHTS` the arm reaches
-    (the nearest reach at the highest, if none)."""
-    for z in HEIGHTS:
-        q, residual = ctx.commanded_kinematics().solve_global("right", level(np.array([*xy, z])))
-        if residual < REACHABLE:
-            break
-    return q
+def lowest_reach(ctx: Context, near: np.ndarray, centre: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(drop point, arm joints holding the bulb over it at the lowest height in `HEIGHTS` reached):
+    the point deepest towards the crate's centre the arm reaches, from `DEEPER`, else the nearest
+    reach over `near` at the highest. A bulb let go over the interior's near corner can bounce out."""
+    for k in DEEPER:
+        xy = near + (centre - near) * k
+        for z in HEIGHTS:
+            q, residual = ctx.commanded_kinematics().solve_global("right", level(np.array([*xy, z])))
+            if residual < REACHABLE:
+                return xy, q
+    return xy, q
 
 
 def turn_towards(ctx: Context, xy: np.ndarray) -> float:
@@ -88,7 +92,7 @@ def plan(ctx: Context) -> Steps:
     xy = drop_point(np.asarray(ctx.obs.base[:2]), crate[:2], crate_yaw)  # the hips have moved back
     # Straight in joint space to the best posture: from the carrying arm this keeps the back of
     # the hand within 30 degrees of up (seed 0), where a solved line jumps between postures.
-    q = lowest_reach(ctx, xy)
+    xy, q = lowest_reach(ctx, xy, crate[:2])
     yield from glide(ctx, (ctx.arm_slots("right"), q), 2.5)
     yield from wait(ctx, 0.5)
     miss = xy - bulb_centre(ctx.obs.world)[:2]
