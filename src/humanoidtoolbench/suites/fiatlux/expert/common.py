@@ -79,25 +79,3 @@ def move(ctx: Context, side: str, target: Callable[[np.ndarray], Reach], goal, s
             ctx.cmd[i] = v
         yield from glide(ctx, {**dict(zip(arm.tolist(), q)), **now}, seconds / pieces)
 
-
-def path_to(ctx: Context, side: str, target: Callable[[np.ndarray], Reach], goal, pieces: int = 10,
-            floor: float | None = None) -> tuple[list[np.ndarray], float]:
-    """Arm postures from the commanded arm to `goal` along the hand's straight line, and the goal's
-    residual. The goal is solved from several starts (from the current arm alone the solver stalls
-    short of a far reach), then the line is walked back from it, each piece solved from the last,
-    so the played path ends at the best posture and never jumps between postures on the way."""
-    kin = ctx.commanded_kinematics()
-    start = kin.point(side, target(np.zeros(3)).offset)
-    goal = np.asarray(goal, float)
-    q, residual = kin.solve_global(side, target(goal), floor=floor)
-    path = [q]
-    for k in range(pieces - 1, 0, -1):
-        q, _ = kin.solve(side, target(start + (goal - start) * k / pieces), rest=q, floor=floor)
-        path.append(q)
-    return path[::-1], residual
-
-
-def follow(ctx: Context, side: str, path: list[np.ndarray], seconds: float) -> Steps:
-    """Glide the arm through the postures of `path`."""
-    for q in path:
-        yield from glide(ctx, (ctx.arm_slots(side), q), seconds / len(path))

@@ -3,8 +3,8 @@
 The robot leans its waist and lowers its pelvis first, so the balanced
 controller has moved the hips back before the arm plans from the measured
 pelvis; the hand then carries the bulb, kept level, over the crate's
-interior (the nearest point at least `MARGIN` inside its walls) at the lowest
-height it reaches, corrects once from the bulb's measured position, and
+interior (the point deepest towards its centre that the arm reaches) at the
+lowest height it reaches, corrects once from the bulb's measured position, and
 pitches the fingers down so the bulb rolls off them and falls in. A bulb let
 go 0.85 m above the crate floor lands and stays (seeds 0-2). The arm comes
 back and the robot stands while the bulb comes to rest.
