@@ -1,5 +1,5 @@
-"""The Fiatlux scripted expert under `--controller balanced`: it picks the fresh bulb up (S08) and
-refuses what it cannot run, in one line."""
+"""The Fiatlux scripted expert under `--controller balanced`: it picks the fresh bulb up (S08), drops
+the old one into the crate (S06) and refuses what it cannot run, in one line."""
 
 from __future__ import annotations
 
@@ -32,6 +32,14 @@ def test_the_expert_grabs_the_fresh_bulb_gently():
     result, peak = run("S08", 0, 500)
     assert result.outcome == "success" and result.success
     assert 1.0 < peak < GLASS_LIMIT / 2
+
+
+def test_the_expert_drops_the_old_bulb_into_the_crate():
+    """Seed 1 of S06: the bulb lands inside the crate, lies still and is released for 1 s, with
+    the robot standing, within 12 s of the start."""
+    result, _ = run("S06", 1, 600)
+    assert result.outcome == "success" and result.success
+    assert result.metrics["gate_old_bulb_in_crate"] and result.metrics["gate_old_bulb_released"]
 
 
 def privileged(controller: str = "balanced", subtask: str = "S08") -> dict:

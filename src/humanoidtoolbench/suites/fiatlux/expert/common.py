@@ -78,3 +78,4 @@ def move(ctx: Context, side: str, target: Callable[[np.ndarray], Reach], goal, s
         for i, v in held.items():
             ctx.cmd[i] = v
         yield from glide(ctx, {**dict(zip(arm.tolist(), q)), **now}, seconds / pieces)
+

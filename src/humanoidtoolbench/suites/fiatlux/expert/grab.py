@@ -10,6 +10,8 @@ glass's 50 N. Then the hand lifts the bulb clear of the bench and holds.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import props
@@ -22,7 +24,9 @@ HEIGHT = 0.76  # pelvis while reaching
 GRASP = (0.135, 0.075, 0.0)  # the glass centre in the right wrist frame: between thumb and fingers
 PALM = (0.0, 1.0, 0.0)  # the right palm's normal, wrist frame
 SIDE = 0.10  # m to the right of the bulb before sliding over it
-TUCK = (0.25, -0.15, 0.35)  # the hand in front of the chest (forward, left, up from the pelvis)
+BACK_OFF, OUT = 0.10, 0.05  # m: the hand's first move, back from the bench and out to the right
+TUCK = (0.25, -0.15, 0.35)  # the hand in front of the chest, over the bench top (forward, left, up from the pelvis)
+ABOVE = 0.08  # m over the grasp height on the way in: the hand comes down beside the bulb
 LIFT = 0.08  # m
 FINGERS = ("index_0", "index_1", "middle_0", "middle_1")
 CURL = (1.0, 1.2, 1.0, 1.2)  # rad: more than the glass lets them reach, so they press on it
@@ -41,15 +45,24 @@ def plan(ctx: Context) -> Steps:
         return Reach(pos, axis=UP, normal=left, offset=GRASP, normal_local=PALM, axis_weight=0.5, normal_weight=0.5)
 
     base = np.array([*ctx.obs.base[:2], HEIGHT])
-    tuck = base + fwd * TUCK[0] + left * TUCK[1] + UP * TUCK[2]
-    lean = {ctx.slot("base_height"): HEIGHT, ctx.slot("waist_pitch_joint"): LEAN}
-    yield from move(ctx, "right", hand, tuck, 1.5)
-    yield from move(ctx, "right", hand, centre - SIDE * left + 0.01 * UP, 2.0, lean)
+    at = ctx.commanded_kinematics().point("right", GRASP)
+    # The hanging fingers may start under the bench's edge: back and out first, then up at the side.
+    away = at - BACK_OFF * fwd - OUT * left
+    yield from move(ctx, "right", hand, away, 0.6, pieces=3)
+    yield from move(ctx, "right", hand, np.array([*away[:2], base[2] + TUCK[2]]), 0.8, pieces=4)
+    yield from move(ctx, "right", hand, base + fwd * TUCK[0] + left * TUCK[1] + UP * TUCK[2], 0.8, pieces=4)
+    ahead = centre[:2] - base[:2]  # the torso turns to face the bulb: one to the left is otherwise out of reach
+    turn = math.atan2(float(ahead @ left[:2]), float(ahead @ fwd[:2]))
+    lean = {ctx.slot("base_height"): HEIGHT, ctx.slot("waist_pitch_joint"): LEAN, ctx.slot("waist_yaw_joint"): turn}
+    yield from move(ctx, "right", hand, centre - SIDE * left + ABOVE * UP, 2.0, lean)
+    yield from move(ctx, "right", hand, centre - SIDE * left + 0.01 * UP, 0.8, pieces=4)
     yield from wait(ctx, 0.3)
-    for _ in range(2):  # close in from where the lean left the pelvis
-        centre = glass_centre(ctx.obs.world)
-        yield from move(ctx, "right", hand, centre + 0.01 * UP, 0.8, pieces=4)
+    for _ in range(3):  # close in on the glass from the measured hand, not the commanded one
+        miss = glass_centre(ctx.obs.world) + 0.01 * UP - ctx.measured_kinematics().point("right", GRASP)
+        goal = ctx.commanded_kinematics().point("right", GRASP) + miss
+        yield from move(ctx, "right", hand, goal, 0.6, pieces=3)
+        yield from wait(ctx, 0.2)
     yield from glide(ctx, {ctx.slot(f"right_hand_{f}_joint"): v for f, v in zip(FINGERS, CURL)}, 0.8)
     yield from wait(ctx, 0.3)
-    yield from move(ctx, "right", hand, glass_centre(ctx.obs.world) + LIFT * UP, 1.0, pieces=5)
+    yield from move(ctx, "right", hand, ctx.commanded_kinematics().point("right", GRASP) + LIFT * UP, 1.0, pieces=5)
     yield from hold_still(ctx)
