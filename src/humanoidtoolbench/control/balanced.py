@@ -27,12 +27,14 @@ Per 50 Hz command:
 The standing robot is the same loop with no footsteps.
 
 On soft servos (Fiatlux's research gains: 40 N m/rad at the ankles) the
-plan alone leaves the standing pendulum unstable, so two options of `Tuning`
+plan alone leaves the standing pendulum unstable, so options of `Tuning`
 close the loop at 50 Hz: the ZMP the feet are asked to produce moves with
 the measured DCM's error from the plan (both taken from the planted feet,
-so slipping feet do not wind it up), and the waist, arms and hands get
-their gravity torques through their servos too. Off by default: the stiff
-`balanced` variant stands and walks without them.
+so slipping feet do not wind it up); the waist, arms and hands get their
+gravity torques through their servos too; and, for walking, planted feet
+are held flat and the pelvis's roll and pitch are fed back on the planted
+hips (`_stabilise`). Off by default: the stiff `balanced` variant stands
+and walks without them.
 """
 
 from __future__ import annotations

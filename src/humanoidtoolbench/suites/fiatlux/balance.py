@@ -6,10 +6,11 @@ controller. The robot stays the Fiatlux one: the `free` variant with the
 research servo table (`robot.py`), never the stiff `balanced` variant. The
 controller turns its whole-body torques into joint targets through those
 servos (q_des + tau / kp), and, because 40 N m/rad ankles cannot hold the
-standing pendulum, it closes the loop at 50 Hz with DCM feedback on the ZMP
-and gravity torques for the upper body (`Tuning` options of
-`control.balanced`). This is the policy side, as the original's whole-body
-controller is; the servos are not stiffened.
+standing pendulum, it closes the loop at 50 Hz with DCM feedback on the ZMP,
+gravity torques for the upper body, flat planted feet and pelvis attitude
+feedback on the planted hips (`Tuning` options of `control.balanced`), and
+walks with a slow gait of its own. This is the policy side, as the
+original's whole-body controller is; the servos are not stiffened.
 """
 
 from __future__ import annotations
