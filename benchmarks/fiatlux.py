@@ -10,8 +10,10 @@ cast, state vector read). Human-readable lines, then one JSON object.
 
 `--balanced` measures the balanced controller on the Fiatlux robot (research
 servo gains) at a subtask's layout instead: a zero-velocity command for 60 s
-(pelvis drift, largest foot slip), vx 0.3 m/s for 3 s then standing 2 s,
-and a heading command of +pi/2 held 6 s; each run stops at a fall.
+(pelvis drift, largest foot slip); vx 0.1 m/s for 10 s, 0.15 m/s for 6 s and
+0.3 m/s for 3 s, each holding the start heading (slots 34-35) then standing
+2 s; and a heading command of +pi/2 held 14 s then standing 2 s; each run
+stops at a fall.
 """
 
 from __future__ import annotations
@@ -68,14 +70,18 @@ def balanced_run(subtask: str, seed: int, nav, seconds: float) -> dict:
 
 
 def balanced(subtask: str, seed: int) -> None:
-    runs = {
-        "stand_60s": balanced_run(subtask, seed, lambda t: (0.0, 0.0, 0.0, 0.0), 60.0),
-        "walk_vx0.3_3s": balanced_run(subtask, seed, lambda t: (0.3 if t < 3 else 0.0, 0.0, 0.0, 0.0), 5.0),
-    }
     yaw0 = SUITE.make_episode(BY_KEY[subtask], seed, SUITE.make_controller("balanced"), "fast")
     yaw0.reset()
-    target = yaw0.controller.base_pose(yaw0.data).yaw + math.pi / 2
-    runs["turn_+pi/2"] = balanced_run(subtask, seed, lambda t: (0.0, 0.0, 0.5, target), 6.0)
+    start = yaw0.controller.base_pose(yaw0.data).yaw
+
+    def walk(vx: float, seconds: float):
+        return lambda t: (vx, 0.0, 0.5, start) if t < seconds else (0.0, 0.0, 0.0, 0.0)
+
+    runs = {"stand_60s": balanced_run(subtask, seed, lambda t: (0.0, 0.0, 0.0, 0.0), 60.0)}
+    for vx, seconds in ((0.1, 10.0), (0.15, 6.0), (0.3, 3.0)):
+        runs[f"walk_vx{vx}_{seconds:.0f}s"] = balanced_run(subtask, seed, walk(vx, seconds), seconds + 2.0)
+    turn = start + math.pi / 2
+    runs["turn_+pi/2"] = balanced_run(subtask, seed, lambda t: (0.0, 0.0, 0.5, turn) if t < 14 else (0.0, 0.0, 0.0, 0.0), 16.0)
     for name, r in runs.items():
         fell = f"fell at {r['fell_at_s']} s" if r["fell_at_s"] else "standing"
         print(f"balanced, {BY_KEY[subtask].name} seed {seed}, {name}: {fell}; drift {100 * r['drift_m']:.1f} cm, "

@@ -120,3 +120,46 @@ def test_htb_eval_runs_the_zero_baseline_under_balanced_and_records_its_contract
     assert read(result, BenchmarkResult).controller == "balanced"
     config = read(result.parent / CONFIG, EvalConfig)
     assert config.action_schema == "decoupled_v1" and config.robot_variant == "free"
+
+
+def _command(ep, nav, seconds: float) -> bool:
+    """Hold the start pose's upper body and send `nav(t)` (slots 32-35) for `seconds`; True if it stayed up."""
+    c, d = ep.controller, ep.data
+    upper = d.ctrl[c._slot_act].copy()
+    for k in range(int(round(seconds * 50))):
+        ep.step(np.concatenate([upper, [0.74, *nav(k / 50)]]))
+        if c.fallen(d):
+            return False
+    return True
+
+
+def test_walking_on_the_soft_servos_covers_about_the_commanded_distance_and_stands_after():
+    """vx 0.1 m/s for 6 s, holding the start heading, then the zero command 2 s: no fall, the base
+    moves 0.6 m less the start-up and stop steps, mostly forwards, and ends upright."""
+    ep = episode("balanced")
+    c, d = ep.controller, ep.data
+    p0 = c.base_pose(d)
+    feet = [ep.model.body(f"{s}_ankle_roll_link").id for s in ("left", "right")]
+    start = d.xpos[feet, :2].copy()
+    assert _command(ep, lambda t: (0.1, 0.0, 0.5, p0.yaw) if t < 6 else (0.0, 0.0, 0.0, 0.0), 8.0)
+    p = c.base_pose(d)
+    moved = np.array([p.x - p0.x, p.y - p0.y])
+    forward = moved @ [math.cos(p0.yaw), math.sin(p0.yaw)]
+    sideways = moved @ [-math.sin(p0.yaw), math.cos(p0.yaw)]
+    assert 0.4 < forward < 0.75 and abs(sideways) < 0.2
+    assert np.linalg.norm(d.xpos[feet, :2] - start, axis=1).min() > 0.3  # both feet stepped
+    assert p.z > 0.7 and p.tilt < 0.15 and abs(math.remainder(p.yaw - p0.yaw, 2 * math.pi)) < 0.15
+
+
+@pytest.mark.slow
+def test_a_quarter_turn_on_the_soft_servos_reaches_the_heading_and_stands():
+    """A heading command of +pi/2 for 14 s (yaw steps of at most 0.2 rad), then the zero command:
+    no fall, the heading within 0.15 rad, the base near where it turned."""
+    ep = episode("balanced")
+    c, d = ep.controller, ep.data
+    p0 = c.base_pose(d)
+    target = p0.yaw + math.pi / 2
+    assert _command(ep, lambda t: (0.0, 0.0, 0.5, target) if t < 14 else (0.0, 0.0, 0.0, 0.0), 16.0)
+    p = c.base_pose(d)
+    assert abs(math.remainder(p.yaw - target, 2 * math.pi)) < 0.15
+    assert math.hypot(p.x - p0.x, p.y - p0.y) < 0.25 and p.z > 0.7 and p.tilt < 0.15  # 0.16 m measured

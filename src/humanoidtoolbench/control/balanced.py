@@ -27,12 +27,14 @@ Per 50 Hz command:
 The standing robot is the same loop with no footsteps.
 
 On soft servos (Fiatlux's research gains: 40 N m/rad at the ankles) the
-plan alone leaves the standing pendulum unstable, so two options of `Tuning`
+plan alone leaves the standing pendulum unstable, so options of `Tuning`
 close the loop at 50 Hz: the ZMP the feet are asked to produce moves with
 the measured DCM's error from the plan (both taken from the planted feet,
-so slipping feet do not wind it up), and the waist, arms and hands get
-their gravity torques through their servos too. Off by default: the stiff
-`balanced` variant stands and walks without them.
+so slipping feet do not wind it up); the waist, arms and hands get their
+gravity torques through their servos too; and, for walking, planted feet
+are held flat and the pelvis's roll and pitch are fed back on the planted
+hips (`_stabilise`). Off by default: the stiff `balanced` variant stands
+and walks without them.
 """
 
 from __future__ import annotations
@@ -76,12 +78,23 @@ class Tuning:
     dcm_gain: float = 0.0  # ZMP shift per metre of measured DCM error (0: no DCM feedback)
     dcm_clip: float = 0.05  # m, per axis: the largest such shift
     upper_feedforward: bool = False  # waist, arm and hand targets also carry their gravity torques
+    flat_feet: float = 0.0  # share of a planted foot's measured tilt taken out of its ankle targets per command
+    attitude: tuple[float, float, float] = (0.0, 0.0, 0.0)  # pelvis roll, pitch (N m/rad) and rate (N m s/rad) gains on the planted hips
 
 
 @lru_cache(maxsize=4)
 def _robot_model(path: str) -> mujoco.MjModel:
     """The robot alone (no scene): what the control robot and the feedforward reason about."""
     return mujoco.MjModel.from_xml_path(path)
+
+
+def _roll_pitch(xmat: np.ndarray) -> tuple[float, float]:
+    """Roll and pitch of a body (from its world rotation matrix) in its own heading frame."""
+    r = xmat.reshape(3, 3)
+    yaw = math.atan2(r[1, 0], r[0, 0])
+    c, s = math.cos(yaw), math.sin(yaw)
+    h = np.array([[c, s, 0.0], [-s, c, 0.0], [0.0, 0.0, 1.0]]) @ r
+    return math.atan2(h[2, 1], h[2, 2]), -math.asin(float(np.clip(h[2, 0], -1.0, 1.0)))
 
 
 class BalancedController(FloatingBaseController):
@@ -190,10 +203,39 @@ class BalancedController(FloatingBaseController):
         damping = self._leg_kd * self.ik.velocity[self._ik_leg_dof]
         if sch.phase == "single":  # a swinging leg follows its plan without the damping lead
             damping[slice(0, 6) if sch.swing == "left" else slice(6, 12)] = 0.0
-        data.ctrl[self._leg_act] = q[self._ik_leg_qpos] + (tau + damping) / self._leg_kp
+        target = q[self._ik_leg_qpos]
+        if tn.flat_feet or any(tn.attitude):
+            target, tau = self._stabilise(data, target.copy(), tau.copy())
+        data.ctrl[self._leg_act] = target + (tau + damping) / self._leg_kp
         data.ctrl[self._slot_act] = upper
         if tn.upper_feedforward:
             data.ctrl[self._slot_act] += torques[self._ik_slot_dof] / self._slot_kp
+
+    def _stabilise(self, data: mujoco.MjData, target: np.ndarray, tau: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Measured-state feedback for soft servos, on the planted legs only.
+
+        Flat feet: a planted foot's ankle targets absorb `flat_feet` of the sole's measured tilt, so
+        the sole stays on its four contact spheres; on 40 N m/rad ankles it otherwise rolls onto an
+        edge (5-17 degrees measured at 0.15 m/s) and the robot spins on it. Attitude: the pelvis's
+        measured roll and pitch and their rates become hip roll and pitch torques (a positive hip
+        torque turns the pelvis back), shared between the planted legs so double support is not
+        fed back twice.
+        """
+        tn, sch = self.tuning, self.schedule
+        planted = [other(sch.swing)] if sch.phase == "single" else list(SIDES)
+        measured = data.qpos[self._scene_qpos[self._ik_leg_qpos]]
+        k_roll, k_pitch, rate = tn.attitude
+        pelvis_roll, pelvis_pitch = _roll_pitch(data.xmat[self._pelvis])
+        w = data.qvel[self._root_dof + 3 : self._root_dof + 6]  # pelvis frame
+        for side in planted:
+            i = 0 if side == "left" else 6  # hip pitch, roll, yaw, knee, ankle pitch, roll
+            if tn.flat_feet:
+                roll, pitch = _roll_pitch(data.xmat[self._foot_body[side]])
+                target[i + 4] += tn.flat_feet * (measured[i + 4] - pitch - target[i + 4])
+                target[i + 5] += tn.flat_feet * (measured[i + 5] - roll - target[i + 5])
+            tau[i] += (k_pitch * pelvis_pitch + rate * w[1]) / len(planted)
+            tau[i + 1] += (k_roll * pelvis_roll + rate * w[0]) / len(planted)
+        return target, tau
 
     def _dcm_shift(self, data: mujoco.MjData, com: np.ndarray, com_vel: np.ndarray, omega: float) -> np.ndarray:
         """How far to move the ZMP for the measured DCM's error from the planned one, each taken

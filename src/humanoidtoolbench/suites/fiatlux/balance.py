@@ -6,10 +6,11 @@ controller. The robot stays the Fiatlux one: the `free` variant with the
 research servo table (`robot.py`), never the stiff `balanced` variant. The
 controller turns its whole-body torques into joint targets through those
 servos (q_des + tau / kp), and, because 40 N m/rad ankles cannot hold the
-standing pendulum, it closes the loop at 50 Hz with DCM feedback on the ZMP
-and gravity torques for the upper body (`Tuning` options of
-`control.balanced`). This is the policy side, as the original's whole-body
-controller is; the servos are not stiffened.
+standing pendulum, it closes the loop at 50 Hz with DCM feedback on the ZMP,
+gravity torques for the upper body, flat planted feet and pelvis attitude
+feedback on the planted hips (`Tuning` options of `control.balanced`), and
+walks with a slow gait of its own. This is the policy side, as the
+original's whole-body controller is; the servos are not stiffened.
 """
 
 from __future__ import annotations
@@ -20,10 +21,14 @@ import numpy as np
 from ...control.balanced import BalancedController, Tuning
 from ...control.base import BasePose
 from ...control.decoupled_v1 import JOINT_SLOTS
+from ...control.footsteps import Timing
 from ...control.joint_position import JOINT_NAMES
 from .robot import apply_servos
 
-SOFT = Tuning(dcm_gain=2.0, dcm_clip=0.05, upper_feedforward=True)
+SOFT = Tuning(dcm_gain=2.0, dcm_clip=0.05, upper_feedforward=True, flat_feet=0.5, attitude=(50.0, 70.0, 10.0))
+# A slow, short-stepped gait: each phase lasts several 50 Hz periods, so the measured-state feedback
+# catches each step's error (at the stiff variant's 0.4 + 0.1 s steps the robot fell within 2-7 s).
+STROLL = Timing(single=0.8, double=0.6, first=0.8, last=0.8, swing_height=0.03, max_step=(0.22, 0.14, 0.2))
 SLOT_INDEX = np.array([JOINT_NAMES.index(n) for n in JOINT_SLOTS])
 
 
@@ -31,7 +36,7 @@ class FiatluxBalancedController(BalancedController):
     variant = "free"
 
     def __init__(self) -> None:
-        super().__init__(SOFT)
+        super().__init__(SOFT, STROLL)
 
     def bind(self, model: mujoco.MjModel) -> None:
         """The servos at the research gains first: the torque-to-target conversion reads them."""
