@@ -155,7 +155,10 @@ class BalancedController(FloatingBaseController):
         com = data.subtree_com[self._pelvis, :2].copy()
         com_vel = (com - self._last_com) / dt
         self._last_com = com
-        if sch.phase == "single":  # capture-point stepping, both DCMs taken from the stance foot
+        # Capture-point stepping, both DCMs taken from the stance foot. Only while the command asks
+        # for motion: stepping to a stop, an offset on every landing kept the feet from their home
+        # placement, so an idle robot stepped in place and crept 2-5 cm a step.
+        if sch.phase == "single" and stepping:
             stance = other(sch.swing)
             real = com + com_vel / omega - self._measured_foot(data, stance)
             plan = self.com.position + self.com.velocity / omega - sch.feet[stance][:2]

@@ -6,7 +6,10 @@ bench top. On `balanced` the robot can fall: replays showed a hip striking
 the bench while side-stepping along it, an elbow pressing on the bench, and
 falls while walking at 0.2-0.25 m/s low and with a tool. There it walks
 slower, backs away from the bench before moving along it, stands a little
-further back and keeps its arm higher.
+further back and keeps its arm higher. It also drops the heading flag while
+standing: an engaged heading makes the controller step to correct the yaw
+that the arm's reaction gives the feet, and an arm reaching from a stepping
+robot misses.
 """
 
 from __future__ import annotations
@@ -22,12 +25,14 @@ class Caution:
     low_speed: float = 0.25  # m/s, walking below STANDING_HEIGHT or with the tool in hand
     step_back: float = 0.2  # m/s of the step back while raising the arm
     walk_timeout: float = 8.0  # s a walk may take
+    walk_tol: float = 0.01  # m from its goal at which a walk stops
     stand_back: float = 0.0  # m added to the closest pelvis y at the bench
     clear_bench: float = 0.0  # m to back away from the bench before a move along it (0: walk straight)
     along_bench: float = 0.15  # m of movement along the bench (x) that needs the back-away
     arm_floor: float = ARM_FLOOR  # elbow and wrist links stay this high
     resolve_reach: int = 0  # times a grasp reach is solved again from the measured base
     distance_first: bool = False  # a walk corrects the distance from the bench before moving along it
+    hold_heading_standing: bool = True  # keep the heading flag on while not walking
 
 
 STANDING_HEIGHT = 0.7  # pelvis commands below this are low (the work posture is 0.66)
@@ -39,11 +44,13 @@ CAUTIONS = {
         low_speed=0.12,
         step_back=0.1,
         walk_timeout=20.0,
+        walk_tol=0.04,
         stand_back=0.03,
         clear_bench=0.10,
         arm_floor=ARM_FLOOR + 0.03,
         distance_first=True,
         resolve_reach=2,
+        hold_heading_standing=False,
     ),
 }
 

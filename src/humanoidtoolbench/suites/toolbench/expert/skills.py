@@ -62,6 +62,13 @@ class Context:
         self.caution = caution_for(obs.world.get("controller"))
         self.carrying = False  # set by the plans while the tool is in hand
 
+    def row(self) -> np.ndarray:
+        """The command to send: the heading flag drops while standing where the caution asks."""
+        row = self.cmd.copy()
+        if not self.caution.hold_heading_standing and not row[32:34].any():
+            row[34] = 0.0
+        return row
+
     def slot(self, name: str) -> int:
         return contract.ACTION_SLOTS.index(name)
 
@@ -142,9 +149,11 @@ def walk_speed(ctx: Context) -> float:
     return ctx.caution.low_speed if low else ctx.caution.walk_speed
 
 
-def walk_to(ctx: Context, xy, tol: float = 0.01) -> Steps:
-    """Walk the pelvis to `xy` (world) keeping the heading; closed loop on the measured base."""
+def walk_to(ctx: Context, xy, tol: float | None = None) -> Steps:
+    """Walk the pelvis to `xy` (world) keeping the heading; closed loop on the measured base,
+    within the caution's tolerance unless given."""
     xy = np.asarray(xy, float)
+    tol = ctx.caution.walk_tol if tol is None else tol
     speed = walk_speed(ctx)
     for _ in range(round(ctx.caution.walk_timeout / CONTROL_DT)):
         err = xy - ctx.obs.base[:2]
