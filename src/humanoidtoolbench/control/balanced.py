@@ -168,10 +168,14 @@ class BalancedController(FloatingBaseController):
         self.com.step(ref, zc)
         sch.advance(dt, velocity, stepping)
         # Joints far from their targets (an arm stopped by the torso, or still swinging) count where
-        # they are: their mass is there, and that is what the legs must balance. Joints close to their
-        # targets count at the targets, so servo jitter does not shake the legs.
+        # they are, less the tolerance: their mass is there, and that is what the legs must balance.
+        # Joints close to their targets count at the targets, so servo jitter does not shake the legs.
+        # The blend is continuous: a switch between target and measured made a waist sagging about
+        # the tolerance under the pitched torso jump the CoM target every step, and the legs
+        # chattered (0.5 rad/s reversals) until the feet slid or left the floor.
         measured = np.clip(data.qpos[self._scene_qpos[self.ik.slot_qpos]], self._slot_lo, self._slot_hi)
-        upper_now = np.where(np.abs(measured - upper) > UPPER_TOLERANCE, measured, upper)
+        off = measured - upper
+        upper_now = upper + off - np.clip(off, -UPPER_TOLERANCE, UPPER_TOLERANCE)
         q = self.ik.solve(upper_now, self._foot_targets(), self.com.position, self.height, sch.heading(), dt)
 
         tau = self.ff.torques(q, share, cop, self.com.acceleration)[self._ik_leg_dof]
