@@ -42,7 +42,7 @@ CAUTIONS = {
     "balanced": Caution(
         walk_speed=0.18,
         low_speed=0.12,
-        step_back=0.1,
+        step_back=0.2,
         walk_timeout=20.0,
         walk_tol=0.04,
         stand_back=0.03,
