@@ -12,6 +12,8 @@ from humanoidtoolbench.robot.joints import BY_NAME
 from humanoidtoolbench.suites.toolbench.suite import request
 from humanoidtoolbench.suites.toolbench.episode import TaskEpisode
 from humanoidtoolbench.suites.toolbench.expert import Expert
+from humanoidtoolbench.suites.toolbench.expert.kinematics import Kinematics
+from humanoidtoolbench.suites.toolbench.expert.skills import Context, Observation
 from humanoidtoolbench.suites.toolbench.registry import parse
 
 BLANK = np.zeros((360, 640, 3), np.uint8)
@@ -125,3 +127,13 @@ def test_under_balanced_the_expert_backs_away_from_the_bench_before_moving_along
     vx, vy = ctx.cmd[32:34]
     # facing -y: backing away from the bench (+y in the world) is walking backwards, with no sideways step
     assert vx < -0.05 and abs(vy) < 1e-9
+
+
+@pytest.mark.parametrize("controller, flag_while_standing", [("assisted", 1.0), ("balanced", 0.0)])
+def test_the_heading_flag_drops_while_standing_only_where_the_caution_asks(controller, flag_while_standing):
+    """On balanced an engaged heading makes the robot step to hold it; the expert engages it only to walk."""
+    world = {"controller": controller, "base": np.zeros(4)}
+    ctx = Context(Kinematics(), Observation(np.zeros(32), world))
+    assert ctx.row()[34] == flag_while_standing
+    ctx.cmd[32] = 0.1
+    assert ctx.row()[34] == 1.0
