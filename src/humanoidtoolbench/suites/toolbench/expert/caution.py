@@ -9,7 +9,10 @@ slower, backs away from the bench before moving along it, stands a little
 further back and keeps its arm higher. It also drops the heading flag while
 standing: an engaged heading makes the controller step to correct the yaw
 that the arm's reaction gives the feet, and an arm reaching from a stepping
-robot misses.
+robot misses. And it walks upright: at the 0.66 m work height the knees
+reach 0.2 m ahead of the pelvis and strike the bench legs. Its arm moves at most 2 rad/s on average: a new
+arm posture found by a search swung the shoulder 4 rad in 0.5 s and the
+reaction spun the robot off its feet.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ class Caution:
     resolve_reach: int = 0  # times a grasp reach is solved again from the measured base
     distance_first: bool = False  # a walk corrects the distance from the bench before moving along it
     hold_heading_standing: bool = True  # keep the heading flag on while not walking
+    joint_speed: float | None = None  # rad/s a glide may move a joint at on average (None: no limit)
+    walk_height: float | None = None  # pelvis height for a walk along the bench (None: stay at the work height)
 
 
 STANDING_HEIGHT = 0.7  # pelvis commands below this are low (the work posture is 0.66)
@@ -51,6 +56,8 @@ CAUTIONS = {
         distance_first=True,
         resolve_reach=2,
         hold_heading_standing=False,
+        walk_height=0.74,
+        joint_speed=2.0,
     ),
 }
 

@@ -118,6 +118,10 @@ def glide(ctx: Context, targets: dict[int, float] | tuple[slice, np.ndarray], se
     keys = np.array(list(targets))
     start = ctx.cmd[keys].copy()
     goal = np.array(list(targets.values()))
+    limit = ctx.caution.joint_speed
+    if limit is not None:  # no joint faster than the caution allows on average
+        joints = keys < len(contract.JOINT_SLOTS)
+        seconds = max(seconds, float(np.abs(goal - start)[joints].max(initial=0.0)) / limit)
     n = max(1, round(seconds / CONTROL_DT))
     for k in range(1, n + 1):
         s = k / n
@@ -174,15 +178,22 @@ def walk_to(ctx: Context, xy, tol: float | None = None) -> Steps:
 
 
 def go_to_bench(ctx: Context, xy) -> Steps:
-    """Walk to a place at the bench; where the caution asks for it, back away from the bench
-    first and come in straight, rather than side-stepping along its edge."""
+    """Walk to a place at the bench; where the caution asks for it, rise to the walking height
+    for a walk of some length, and back away from the bench first and come in straight, rather
+    than side-stepping along its edge."""
     xy = np.asarray(xy, float)
-    clear = ctx.caution.clear_bench
-    if clear > 0.0 and abs(xy[0] - ctx.obs.base[0]) > ctx.caution.along_bench:
-        away = max(ctx.obs.base[1], xy[1]) + clear
+    cn = ctx.caution
+    rise = cn.walk_height is not None and ctx.cmd[31] < cn.walk_height and np.linalg.norm(xy - ctx.obs.base[:2]) > cn.along_bench
+    height = ctx.cmd[31]
+    if rise:
+        yield from glide(ctx, {ctx.slot("base_height"): cn.walk_height}, 0.4)
+    if cn.clear_bench > 0.0 and abs(xy[0] - ctx.obs.base[0]) > cn.along_bench:
+        away = max(ctx.obs.base[1], xy[1]) + cn.clear_bench
         yield from walk_to(ctx, (ctx.obs.base[0], away), tol=0.03)
         yield from walk_to(ctx, (xy[0], away), tol=0.03)
     yield from walk_to(ctx, xy)
+    if rise:
+        yield from glide(ctx, {ctx.slot("base_height"): height}, 0.4)
 
 
 def tool_rotation(tool: dict) -> np.ndarray:
