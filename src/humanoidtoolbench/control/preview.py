@@ -34,6 +34,11 @@ def gains(dt: float, com_height_cm: int, steps: int) -> tuple[np.ndarray, np.nda
     for i in range(steps):
         F[i] = inv * (B.T @ X).item()
         X = closed.T @ X
+    # The reference is taken to hold its last value beyond the horizon: the gains of the samples past
+    # it go to the last one. The preview then sums to the position gain, as the infinite one does, and
+    # the plan is the same wherever the robot stands; truncated, the gap times the distance from the
+    # origin reads as a ZMP error (a robot 9 m away accelerated standing still and fell).
+    F[-1] += K[0, 0] - F.sum()
     return A, B, K.ravel(), F
 
 

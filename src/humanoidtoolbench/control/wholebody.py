@@ -80,7 +80,11 @@ class WholeBodyIK:
         for side, pose in feet.items():
             self.feet[side].set_target(pose)
         self.com.set_target(np.array([com_xy[0], com_xy[1], 0.0]))
-        self.pelvis.set_target(mink.SE3.from_rotation_and_translation(mink.SO3.from_rpy_radians(0.0, 0.0, pelvis_yaw), np.array([0.0, 0.0, pelvis_z])))
+        # mink measures a frame's error in the frame itself (an SE(3) log), so the target sits over the
+        # pelvis: one at the world's origin would mix the pelvis's distance from it into the height and
+        # attitude errors of a slightly tilted pelvis.
+        xy = self.cfg.get_transform_frame_to_world(PELVIS, "body").translation()[:2]
+        self.pelvis.set_target(mink.SE3.from_rotation_and_translation(mink.SO3.from_rpy_radians(0.0, 0.0, pelvis_yaw), np.array([xy[0], xy[1], pelvis_z])))
         try:
             self.velocity = mink.solve_ik(self.cfg, self.tasks, dt, SOLVER, damping=self.damping, limits=self.limits, constraints=[self.freeze])
         except mink.NoSolutionFound:  # infeasible limits this step (a joint pushed past its range): hold still
