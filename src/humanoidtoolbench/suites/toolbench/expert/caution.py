@@ -12,7 +12,9 @@ that the arm's reaction gives the feet, and an arm reaching from a stepping
 robot misses. And it walks upright: at the 0.66 m work height the knees
 reach 0.2 m ahead of the pelvis and strike the bench legs. Its arm moves at most 2 rad/s on average: a new
 arm posture found by a search swung the shoulder 4 rad in 0.5 s and the
-reaction spun the robot off its feet.
+reaction spun the robot off its feet. It pushes and pulls with the arm
+alone, from where it stands: walking sideways the pelvis sways 4 cm each
+step, and a stick along the bench struck the ball off it.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ class Caution:
     distance_first: bool = False  # a walk corrects the distance from the bench before moving along it
     hold_heading_standing: bool = True  # keep the heading flag on while not walking
     joint_speed: float | None = None  # rad/s a glide may move a joint at on average (None: no limit)
+    walk_while_working: bool = True  # walk along with a push or a pull (else push as far as the arm reaches)
+    work_reach: float = 0.2  # m a push or a pull may carry the tool's end without walking
     walk_height: float | None = None  # pelvis height for a walk along the bench (None: stay at the work height)
 
 
@@ -58,6 +62,7 @@ CAUTIONS = {
         hold_heading_standing=False,
         walk_height=0.74,
         joint_speed=2.0,
+        walk_while_working=False,
     ),
 }
 
