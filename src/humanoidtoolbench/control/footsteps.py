@@ -24,7 +24,7 @@ HALF_WIDTH = 0.1185  # m: ankle to body centre line in the home stance
 SUPPORT_X = 0.035  # m: centre of a foot's contact spheres ahead of its ankle
 # m, rad: feet this close to their home placement need no more steps. Capture-point offsets land
 # a foot 1-3 cm from home on every step, so a 1 cm bound kept an idle robot stepping in place.
-AT_REST = (0.03, 0.05)
+AT_REST = (0.03, 0.02)
 
 
 @dataclass(frozen=True)
