@@ -129,6 +129,42 @@ def test_arm_and_waist_motion_within_the_action_table_never_topples_it(tool):
             assert not sim.fallen()
 
 
+WORK_POSE = {"waist_pitch_joint": 0.2, "left_shoulder_pitch_joint": -0.9, "left_elbow_joint": 0.1}
+
+
+def work_posture() -> np.ndarray:
+    """The expert's posture at the bench: waist pitched, left arm reaching forward."""
+    upper = home_upper_pose()
+    for name, value in WORK_POSE.items():
+        upper[JOINT_SLOTS.index(name)] = value
+    return upper
+
+
+def test_the_upper_body_holds_its_targets_against_gravity():
+    sim = simulate(2.0, row(height=0.66, upper=work_posture()))
+    measured = sim.data.qpos[sim.controller._scene_qpos[sim.controller.ik.slot_qpos]]
+    for name, value in WORK_POSE.items():
+        assert measured[JOINT_SLOTS.index(name)] == pytest.approx(value, abs=0.015), name
+
+
+def test_a_robot_holding_its_heading_stops_stepping_and_stands_still_in_the_work_posture():
+    """A short walk with the heading engaged, then the same heading and no velocity, low with the
+    waist pitched and an arm out: within 4 s the footsteps stop, and then the pelvis holds still."""
+    sim = robot_in_room(BalancedController())
+    for k in range(50):
+        sim.step(contract.decode(row(vx=0.2, flag=1.0)))
+    still = contract.decode(row(height=0.66, flag=1.0, upper=work_posture()))
+    for k in range(200):
+        sim.step(still)
+    assert sim.controller.schedule.phase == "stand"
+    start = sim.base_pose()
+    for k in range(150):
+        sim.step(still)
+        assert sim.controller.schedule.phase == "stand"
+    end = sim.base_pose()
+    assert math.hypot(end.x - start.x, end.y - start.y) < 0.01
+
+
 def test_same_commands_give_bit_identical_trajectories():
     def trajectory():
         sim = robot_in_room(BalancedController())

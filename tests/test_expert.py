@@ -6,12 +6,15 @@ import numpy as np
 import pytest
 
 from humanoidtoolbench.control import decoupled_v1 as contract
+from humanoidtoolbench.control.balanced import BalancedController
 from humanoidtoolbench.policies.baselines import CHUNK, RandomPolicy, zero
 from humanoidtoolbench.policies.reply import EPISODE_SEED_KEY
 from humanoidtoolbench.robot.joints import BY_NAME
 from humanoidtoolbench.suites.toolbench.suite import request
 from humanoidtoolbench.suites.toolbench.episode import TaskEpisode
 from humanoidtoolbench.suites.toolbench.expert import Expert
+from humanoidtoolbench.suites.toolbench.expert.kinematics import Kinematics
+from humanoidtoolbench.suites.toolbench.expert.skills import Context, Observation
 from humanoidtoolbench.suites.toolbench.registry import parse
 
 BLANK = np.zeros((360, 640, 3), np.uint8)
@@ -21,9 +24,9 @@ def build_request(state, reset: bool, condition=parse("G1BallMove-L1-S")) -> dic
     return request(condition, BLANK, state, reset)
 
 
-def run_expert(name: str, seed: int, max_steps: int = 3000):
+def run_expert(name: str, seed: int, max_steps: int = 3000, controller=None):
     """One episode driven exactly as the evaluator drives an in-process privileged policy."""
-    episode = TaskEpisode(parse(name), seed)
+    episode = TaskEpisode(parse(name), seed, controller=controller)
     episode.reset()
     expert, queue, requests = Expert(), [], 0
     for step in range(1, max_steps + 1):
@@ -60,6 +63,25 @@ def test_expert_solves_level_2(scenario):
     result, step = run_expert(f"G1{scenario}-L2-R", 10000)
     assert result.success, f"no success in {step} steps: {result.metrics}"
     assert result.metrics["reached_target_bench"]
+    assert result.metrics["tool_touched_target"]
+
+
+# One standard seed per scenario and level that the expert solves on `balanced` (docs/PERFORMANCE.md).
+BALANCED_SOLVED = [
+    ("G1BallMove-L1-S", 10001),
+    ("G1BallMove-L2-S", 10000),
+    ("G1BallRetrieve-L1-S", 10000),
+    ("G1BallRetrieve-L2-S", 10001),
+    ("G1IceBreak-L1-R", 10000),
+    ("G1IceBreak-L2-R", 10000),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, seed", BALANCED_SOLVED)
+def test_expert_solves_each_scenario_at_levels_1_and_2_under_balanced(name, seed):
+    result, step = run_expert(name, seed, controller=BalancedController())
+    assert result.success, f"no success in {step} steps: {result.metrics}"
     assert result.metrics["tool_touched_target"]
 
 
@@ -125,3 +147,13 @@ def test_under_balanced_the_expert_backs_away_from_the_bench_before_moving_along
     vx, vy = ctx.cmd[32:34]
     # facing -y: backing away from the bench (+y in the world) is walking backwards, with no sideways step
     assert vx < -0.05 and abs(vy) < 1e-9
+
+
+@pytest.mark.parametrize("controller, flag_while_standing", [("assisted", 1.0), ("balanced", 0.0)])
+def test_the_heading_flag_drops_while_standing_only_where_the_caution_asks(controller, flag_while_standing):
+    """On balanced an engaged heading makes the robot step to hold it; the expert engages it only to walk."""
+    world = {"controller": controller, "base": np.zeros(4)}
+    ctx = Context(Kinematics(), Observation(np.zeros(32), world))
+    assert ctx.row()[34] == flag_while_standing
+    ctx.cmd[32] = 0.1
+    assert ctx.row()[34] == 1.0

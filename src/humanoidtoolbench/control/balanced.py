@@ -22,7 +22,8 @@ Per 50 Hz command:
    planned-acceleration torques (the floor's force shared between the feet
    at centres of pressure placed for the ZMP reference, `StaticFeedforward`)
    and, for supporting legs, the servo damping at the planned joint velocity,
-   both divided by the servo stiffness. Upper-body slots go to their servos.
+   both divided by the servo stiffness. Upper-body slots go to their servos,
+   offset by their gravity torques over the servo stiffness.
 
 The standing robot is the same loop with no footsteps.
 
@@ -30,8 +31,7 @@ On soft servos (Fiatlux's research gains: 40 N m/rad at the ankles) the
 plan alone leaves the standing pendulum unstable, so options of `Tuning`
 close the loop at 50 Hz: the ZMP the feet are asked to produce moves with
 the measured DCM's error from the plan (both taken from the planted feet,
-so slipping feet do not wind it up); the waist, arms and hands get their
-gravity torques through their servos too; and, for walking, planted feet
+so slipping feet do not wind it up); and, for walking, planted feet
 are held flat and the pelvis's roll and pitch are fed back on the planted
 hips (`_stabilise`). Off by default: the stiff `balanced` variant stands
 and walks without them.
@@ -77,7 +77,6 @@ class Tuning:
     cop_box: tuple[float, float] = (0.06, 0.02)  # m: how far a foot's CoP may leave its support point
     dcm_gain: float = 0.0  # ZMP shift per metre of measured DCM error (0: no DCM feedback)
     dcm_clip: float = 0.05  # m, per axis: the largest such shift
-    upper_feedforward: bool = False  # waist, arm and hand targets also carry their gravity torques
     flat_feet: float = 0.0  # share of a planted foot's measured tilt taken out of its ankle targets per command
     attitude: tuple[float, float, float] = (0.0, 0.0, 0.0)  # pelvis roll, pitch (N m/rad) and rate (N m s/rad) gains on the planted hips
 
@@ -181,7 +180,10 @@ class BalancedController(FloatingBaseController):
         com = data.subtree_com[self._pelvis, :2].copy()
         com_vel = (com - self._last_com) / dt
         self._last_com = com
-        if sch.phase == "single":  # capture-point stepping, both DCMs taken from the stance foot
+        # Capture-point stepping, both DCMs taken from the stance foot. Only while the command asks
+        # for motion: stepping to a stop, an offset on every landing kept the feet from their home
+        # placement, so an idle robot stepped in place and crept 2-5 cm a step.
+        if sch.phase == "single" and stepping:
             stance = other(sch.swing)
             real = com + com_vel / omega - self._measured_foot(data, stance)
             plan = self.com.position + self.com.velocity / omega - sch.feet[stance][:2]
@@ -192,10 +194,14 @@ class BalancedController(FloatingBaseController):
         self.com.step(ref, zc)
         sch.advance(dt, velocity, stepping)
         # Joints far from their targets (an arm stopped by the torso, or still swinging) count where
-        # they are: their mass is there, and that is what the legs must balance. Joints close to their
-        # targets count at the targets, so servo jitter does not shake the legs.
+        # they are, less the tolerance: their mass is there, and that is what the legs must balance.
+        # Joints close to their targets count at the targets, so servo jitter does not shake the legs.
+        # The blend is continuous: a switch between target and measured made a waist sagging about
+        # the tolerance under the pitched torso jump the CoM target every step, and the legs
+        # chattered (0.5 rad/s reversals) until the feet slid or left the floor.
         measured = np.clip(data.qpos[self._scene_qpos[self.ik.slot_qpos]], self._slot_lo, self._slot_hi)
-        upper_now = np.where(np.abs(measured - upper) > UPPER_TOLERANCE, measured, upper)
+        off = measured - upper
+        upper_now = upper + off - np.clip(off, -UPPER_TOLERANCE, UPPER_TOLERANCE)
         q = self.ik.solve(upper_now, self._foot_targets(), self.com.position, self.height, sch.heading(), dt)
 
         torques = self.ff.torques(q, share, cop, self.com.acceleration)
@@ -207,9 +213,10 @@ class BalancedController(FloatingBaseController):
         if tn.flat_feet or any(tn.attitude):
             target, tau = self._stabilise(data, target.copy(), tau.copy())
         data.ctrl[self._leg_act] = target + (tau + damping) / self._leg_kp
-        data.ctrl[self._slot_act] = upper
-        if tn.upper_feedforward:
-            data.ctrl[self._slot_act] += torques[self._ik_slot_dof] / self._slot_kp
+        # Upper-body servos get their gravity torques as an offset too: without it the pitched
+        # waist sagged 0.055 rad and the shoulder 0.06 under their own weight (nothing cancels
+        # gravity on this robot), putting a reaching hand 5 cm below its target.
+        data.ctrl[self._slot_act] = upper + torques[self._ik_slot_dof] / self._slot_kp
 
     def _stabilise(self, data: mujoco.MjData, target: np.ndarray, tau: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Measured-state feedback for soft servos, on the planted legs only.

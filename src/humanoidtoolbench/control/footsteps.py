@@ -22,7 +22,9 @@ import numpy as np
 SIDES = ("left", "right")
 HALF_WIDTH = 0.1185  # m: ankle to body centre line in the home stance
 SUPPORT_X = 0.035  # m: centre of a foot's contact spheres ahead of its ankle
-AT_REST = (0.01, 0.02)  # m, rad: feet this close to their home placement need no more steps
+# m, rad: feet this close to their home placement need no more steps. Capture-point offsets land
+# a foot 1-3 cm from home on every step, so a 1 cm bound kept an idle robot stepping in place.
+AT_REST = (0.03, 0.02)
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,9 @@ class Schedule:
             self.swing = other(self.swing)
             self.to_stand = not walking and self._at_rest()
             self.phase, self.t, self.duration, self.from_stand = "double", 0.0, tm.last if self.to_stand else tm.double, False
-        elif self.to_stand:
+        elif self.to_stand:  # the body frame comes to rest between the feet as they landed
+            mid = (self.feet["left"][:2] + self.feet["right"][:2]) / 2
+            self.body = np.array([mid[0], mid[1], self.heading()])
             self.phase, self.t = "stand", 0.0
         else:
             d = self._displacement(velocity, walking)

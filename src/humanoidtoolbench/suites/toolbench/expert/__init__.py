@@ -40,7 +40,7 @@ class Expert:
         rows = []
         for _ in range(CHUNK):
             next(self.plan, None)
-            rows.append(self.ctx.cmd.copy())
+            rows.append(self.ctx.row())
         return np.array(rows)
 
 

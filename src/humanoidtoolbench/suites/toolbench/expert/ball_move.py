@@ -41,9 +41,10 @@ def paddle_tip(ball: np.ndarray, u: np.ndarray, behind: float) -> np.ndarray:
 
 def push(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
     """Sweep the ball towards the ring with the side of the stick at a steady speed, walking
-    along. The push line is re-aimed at the ring every 0.1 s, so a ball that drifts is steered
+    along (where the caution allows; else as far as the arm reaches). The push line is re-aimed at the ring every 0.1 s, so a ball that drifts is steered
     back; the push stops where the ball's own roll will carry it to the ring centre."""
     tip = np.asarray(ctx.obs.obj("tool")["tip"], float)
+    start = tip.copy()
     first = flat(ring - np.asarray(ctx.obs.obj("ball")["pos"])[:2])
     for _ in range(int(4.0 / PUSH_SPEED / 0.1)):
         ball = np.asarray(ctx.obs.obj("ball")["pos"], float)
@@ -56,11 +57,14 @@ def push(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
         across, pointing = paddle(u, tip_now[0])
         if (tip_now - ball) @ u > 0.0 or abs((tip_now - ball) @ across) > 0.12 or tip_now[2] > TIP_Z + 0.025:
             break  # the paddle lost the ball or rides on it: approach again
+        if not ctx.caution.walk_while_working and np.linalg.norm((tip - start)[:2]) >= ctx.caution.work_reach:
+            break  # as far as the arm goes from where the robot stands: stand closer and push again
         goal = paddle_tip(ball, u, CONTACT)
         # Steady along u; across u (along the stick) follow the ball.
         tip = tip + u * PUSH_SPEED * 0.1 + across * np.clip((goal - tip) @ across, -MAX_TIP_STEP, MAX_TIP_STEP)
         tip[2] = TIP_Z
-        set_world_velocity(ctx, u[:2] * PUSH_SPEED)
+        if ctx.caution.walk_while_working:
+            set_world_velocity(ctx, u[:2] * PUSH_SPEED)
         yield from tool_reach(ctx, side, "tool", tip, pointing, 0.1, ctx.caution.arm_floor, corrections=0)
     ctx.cmd[32:34] = 0.0
 

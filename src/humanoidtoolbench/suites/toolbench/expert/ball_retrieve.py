@@ -40,10 +40,12 @@ def hook_tip(ball: np.ndarray, beyond: float, side: np.ndarray) -> np.ndarray:
 
 
 def pull(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
-    """Draw the hook towards the robot at a steady speed, walking back with it; its arm keeps
+    """Draw the hook towards the robot at a steady speed, walking back with it (where the caution
+    allows; else as far as the arm reaches); its arm keeps
     the ball in front of it. Stops where the ball's own roll carries it to the ring centre."""
     u = np.array([0.0, 1.0, 0.0])
     tip = np.asarray(ctx.obs.obj("tool")["tip"], float)
+    start = tip.copy()
     for _ in range(int(3.0 / PULL_SPEED / 0.1)):
         ball = np.asarray(ctx.obs.obj("ball")["pos"], float)
         speed = abs(np.asarray(ctx.obs.obj("ball")["linvel"])[1])
@@ -54,10 +56,13 @@ def pull(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
         goal = hook_tip(ball, 0.0, hook_side(tool))
         if abs(tip_now[0] - goal[0]) > 0.05 or tip_now[1] > ball[1] + 0.02:
             break  # the ball slipped off the hook: approach again
+        if not ctx.caution.walk_while_working and np.linalg.norm((tip - start)[:2]) >= ctx.caution.work_reach:
+            break  # as far as the arm goes from where the robot stands: stand anew and pull again
         tip = tip + u * PULL_SPEED * 0.1
         tip[0] += np.clip(goal[0] - tip[0], -MAX_TIP_STEP, MAX_TIP_STEP)
         tip[2] = BALL_Z
-        set_world_velocity(ctx, u[:2] * PULL_SPEED)
+        if ctx.caution.walk_while_working:
+            set_world_velocity(ctx, u[:2] * PULL_SPEED)
         yield from tool_reach(ctx, side, "tool", tip, hook_pointing(), 0.1, ctx.caution.arm_floor, corrections=0, tool_up=UP)
     ctx.cmd[32:34] = 0.0
 

@@ -6,7 +6,15 @@ bench top. On `balanced` the robot can fall: replays showed a hip striking
 the bench while side-stepping along it, an elbow pressing on the bench, and
 falls while walking at 0.2-0.25 m/s low and with a tool. There it walks
 slower, backs away from the bench before moving along it, stands a little
-further back and keeps its arm higher.
+further back and keeps its arm higher. It also drops the heading flag while
+standing: an engaged heading makes the controller step to correct the yaw
+that the arm's reaction gives the feet, and an arm reaching from a stepping
+robot misses. And it walks upright: at the 0.66 m work height the knees
+reach 0.2 m ahead of the pelvis and strike the bench legs. Its arm moves at most 2 rad/s on average: a new
+arm posture found by a search swung the shoulder 4 rad in 0.5 s and the
+reaction spun the robot off its feet. It pushes and pulls with the arm
+alone, from where it stands: walking sideways the pelvis sways 4 cm each
+step, and a stick along the bench struck the ball off it.
 """
 
 from __future__ import annotations
@@ -22,12 +30,18 @@ class Caution:
     low_speed: float = 0.25  # m/s, walking below STANDING_HEIGHT or with the tool in hand
     step_back: float = 0.2  # m/s of the step back while raising the arm
     walk_timeout: float = 8.0  # s a walk may take
+    walk_tol: float = 0.01  # m from its goal at which a walk stops
     stand_back: float = 0.0  # m added to the closest pelvis y at the bench
     clear_bench: float = 0.0  # m to back away from the bench before a move along it (0: walk straight)
     along_bench: float = 0.15  # m of movement along the bench (x) that needs the back-away
     arm_floor: float = ARM_FLOOR  # elbow and wrist links stay this high
     resolve_reach: int = 0  # times a grasp reach is solved again from the measured base
     distance_first: bool = False  # a walk corrects the distance from the bench before moving along it
+    hold_heading_standing: bool = True  # keep the heading flag on while not walking
+    joint_speed: float | None = None  # rad/s a glide may move a joint at on average (None: no limit)
+    walk_while_working: bool = True  # walk along with a push or a pull (else push as far as the arm reaches)
+    work_reach: float = 0.2  # m a push or a pull may carry the tool's end without walking
+    walk_height: float | None = None  # pelvis height for a walk along the bench (None: stay at the work height)
 
 
 STANDING_HEIGHT = 0.7  # pelvis commands below this are low (the work posture is 0.66)
@@ -37,13 +51,18 @@ CAUTIONS = {
     "balanced": Caution(
         walk_speed=0.18,
         low_speed=0.12,
-        step_back=0.1,
+        step_back=0.2,
         walk_timeout=20.0,
+        walk_tol=0.04,
         stand_back=0.03,
         clear_bench=0.10,
         arm_floor=ARM_FLOOR + 0.03,
         distance_first=True,
         resolve_reach=2,
+        hold_heading_standing=False,
+        walk_height=0.74,
+        joint_speed=2.0,
+        walk_while_working=False,
     ),
 }
 

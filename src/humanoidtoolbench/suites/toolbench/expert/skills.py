@@ -62,6 +62,13 @@ class Context:
         self.caution = caution_for(obs.world.get("controller"))
         self.carrying = False  # set by the plans while the tool is in hand
 
+    def row(self) -> np.ndarray:
+        """The command to send: the heading flag drops while standing where the caution asks."""
+        row = self.cmd.copy()
+        if not self.caution.hold_heading_standing and not row[32:34].any():
+            row[34] = 0.0
+        return row
+
     def slot(self, name: str) -> int:
         return contract.ACTION_SLOTS.index(name)
 
@@ -111,6 +118,10 @@ def glide(ctx: Context, targets: dict[int, float] | tuple[slice, np.ndarray], se
     keys = np.array(list(targets))
     start = ctx.cmd[keys].copy()
     goal = np.array(list(targets.values()))
+    limit = ctx.caution.joint_speed
+    if limit is not None:  # no joint faster than the caution allows on average
+        joints = keys < len(contract.JOINT_SLOTS)
+        seconds = max(seconds, float(np.abs(goal - start)[joints].max(initial=0.0)) / limit)
     n = max(1, round(seconds / CONTROL_DT))
     for k in range(1, n + 1):
         s = k / n
@@ -142,9 +153,11 @@ def walk_speed(ctx: Context) -> float:
     return ctx.caution.low_speed if low else ctx.caution.walk_speed
 
 
-def walk_to(ctx: Context, xy, tol: float = 0.01) -> Steps:
-    """Walk the pelvis to `xy` (world) keeping the heading; closed loop on the measured base."""
+def walk_to(ctx: Context, xy, tol: float | None = None) -> Steps:
+    """Walk the pelvis to `xy` (world) keeping the heading; closed loop on the measured base,
+    within the caution's tolerance unless given."""
     xy = np.asarray(xy, float)
+    tol = ctx.caution.walk_tol if tol is None else tol
     speed = walk_speed(ctx)
     for _ in range(round(ctx.caution.walk_timeout / CONTROL_DT)):
         err = xy - ctx.obs.base[:2]
@@ -165,15 +178,22 @@ def walk_to(ctx: Context, xy, tol: float = 0.01) -> Steps:
 
 
 def go_to_bench(ctx: Context, xy) -> Steps:
-    """Walk to a place at the bench; where the caution asks for it, back away from the bench
-    first and come in straight, rather than side-stepping along its edge."""
+    """Walk to a place at the bench; where the caution asks for it, rise to the walking height
+    for a walk of some length, and back away from the bench first and come in straight, rather
+    than side-stepping along its edge."""
     xy = np.asarray(xy, float)
-    clear = ctx.caution.clear_bench
-    if clear > 0.0 and abs(xy[0] - ctx.obs.base[0]) > ctx.caution.along_bench:
-        away = max(ctx.obs.base[1], xy[1]) + clear
+    cn = ctx.caution
+    rise = cn.walk_height is not None and ctx.cmd[31] < cn.walk_height and np.linalg.norm(xy - ctx.obs.base[:2]) > cn.along_bench
+    height = ctx.cmd[31]
+    if rise:
+        yield from glide(ctx, {ctx.slot("base_height"): cn.walk_height}, 0.4)
+    if cn.clear_bench > 0.0 and abs(xy[0] - ctx.obs.base[0]) > cn.along_bench:
+        away = max(ctx.obs.base[1], xy[1]) + cn.clear_bench
         yield from walk_to(ctx, (ctx.obs.base[0], away), tol=0.03)
         yield from walk_to(ctx, (xy[0], away), tol=0.03)
     yield from walk_to(ctx, xy)
+    if rise:
+        yield from glide(ctx, {ctx.slot("base_height"): height}, 0.4)
 
 
 def tool_rotation(tool: dict) -> np.ndarray:
