@@ -436,7 +436,8 @@ class FiatluxEpisode(Episode):
     def privileged(self) -> dict:
         """The original's privileged observation (six poses, four distances, two seat flags), plus
         what a scripted expert needs beside it: the subtask, the controller, the base pose, every
-        joint angle (JOINT_NAMES order), the seat and the socket's axis."""
+        joint angle (JOINT_NAMES order), the seat and the socket's axis, the floor footprints and the room's
+        walls (x0, y0, x1, y1)."""
         d, s = self.data, self.last
         poses = {n: np.concatenate([d.xpos[b], d.xquat[b]]) for n, b in self._body.items()}
         base = self.controller.base_pose(d)
@@ -456,4 +457,20 @@ class FiatluxEpisode(Episode):
                 "fresh_bulb_to_seat": s.bulbs["fresh_bulb"].plug_to_seat,
             },
             "seated": {b: s.bulbs[b].seated for b in BULBS},
+            "footprints": self.footprints(),
+            "room": (ROOM_CENTRE[0] - ROOM_SIZE[0] / 2, ROOM_CENTRE[1] - ROOM_SIZE[1] / 2,
+                     ROOM_CENTRE[0] + ROOM_SIZE[0] / 2, ROOM_CENTRE[1] + ROOM_SIZE[1] / 2),
+        }
+
+    def footprints(self) -> dict[str, tuple[float, float, float, float, float]]:
+        """(centre x, centre y, half length, half width, yaw) of what stands on the floor: the workbench
+        and crate where they were placed, the ladder where it stands now (it can be pushed)."""
+        d = self.data
+        ladder = self._body["ladder"]
+        lr = d.xmat[ladder].reshape(3, 3)
+        half = (props.LADDER_SIZE[0] / 2 * self.scale.ladder[0], props.LADDER_SIZE[1] / 2 * self.scale.ladder[1])
+        return {
+            "workbench": (*map(float, self.bench_pos), *props.BENCH_HALF, float(self.bench_yaw)),
+            "crate": (*map(float, self.crate_pos), props.CRATE_SIZE[0] / 2, props.CRATE_SIZE[1] / 2, float(self.crate_yaw)),
+            "ladder": (*map(float, d.xpos[ladder, :2]), *half, math.atan2(lr[1, 0], lr[0, 0])),
         }

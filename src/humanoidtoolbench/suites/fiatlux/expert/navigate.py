@@ -1,0 +1,203 @@
+"""S05, S07, S09: walk to the crate, the fresh bulb or the ladder under the balanced controller.
+
+On the research servos the balanced robot walks a minute at 0.07 m/s but
+falls when it starts again after a stop, or when it re-aims its heading as
+it walks (at S07 seeds 0 and 3, stop-and-go at 0.1 m/s fell at 10-12 s, a
+straight walk at 0.07 m/s arrived). So each leg of the route is one straight
+walk at a fixed heading, the heading aimed once from the measured pose; at a
+waypoint the robot turns in place in small steps, standing briefly after
+each, and plans again from where it stands. Routes are shortest paths through
+a visibility graph of the furniture's footprints, each grown by the room the
+robot needs beside it; the goal is the candidate stand point, near and facing
+the target, that the quickest route (turns counted) reaches.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.sparse.csgraph import shortest_path
+
+from ...findsit.navgrid import Rect
+from ...toolbench.expert.skills import Context, Steps, hold_still, wait
+from .common import pose
+from .grab import glass_centre
+
+ENGAGE = 0.5  # turn flag: the heading is held while walking (0.07 m/s alone is below the 0.1 walking norm)
+SETTLE_S = 1.0  # s standing after each turn step
+TURN_STEP = 0.3  # rad: the largest turn asked at once
+IN_PLACE = 1.2  # rad: a larger turn is made standing, a smaller one walking
+TURN_TOL = 0.3  # rad: close enough to a heading to walk (the walk re-aims the rest)
+TURN_TIMEOUT_S = 10.0
+WALK_TURN_RATE = 0.1  # rad/s: how fast the heading asked while walking swings to a new leg's
+GOAL_TOL = 0.12  # m: within the gates' slack around every stand point
+STOP_AHEAD = 0.04  # m short of a waypoint where a leg stops (the last step still lands)
+TURN_COST = 0.75  # m of walking one radian of turning in place costs (time, at these speeds)
+CLEARANCE = {"workbench": 0.33, "ladder": 0.40, "crate": 0.30}  # m kept from each footprint
+WALL = 0.35  # m kept from the walls
+CORNER = 0.05  # m beyond a grown footprint's corner: the graph's waypoints
+SAMPLE = 0.05  # m between the points a segment is checked at
+CANDIDATES = 16  # stand points tried around a target
+
+
+@dataclass(frozen=True)
+class Errand:
+    speed: float  # m/s
+    target: str  # what to face at the end
+
+
+ERRANDS = {"S05": Errand(0.07, "crate"), "S07": Errand(0.07, "fresh_bulb"), "S09": Errand(0.07, "ladder")}  # 0.1 m/s falls within 25 s
+BULB_STANDOFF = 0.45  # m, pelvis from the fresh bulb (gate: 0.63), square to the bench edge
+BULB_SLIDE = (0.0, 0.1, -0.1, 0.2, -0.2)  # m along the edge, if the square spot is taken
+CRATE_STANDOFF = 0.3  # m, pelvis from the crate's footprint (gate: 0.5)
+LADDER_STANDOFF = 0.7  # m, pelvis from the ladder's centre (gate: 0.85)
+
+
+def wrap(a: float) -> float:
+    return (a + math.pi) % (2 * math.pi) - math.pi
+
+
+def footprints(world: dict) -> dict[str, Rect]:
+    return {n: Rect(*f) for n, f in world["footprints"].items()}
+
+
+def clear(a, b, rects: dict[str, Rect]) -> bool:
+    """Whether the segment a-b keeps its clearance from every footprint; a segment that starts too
+    close to one may only move away from it."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    n = max(2, int(math.ceil(np.linalg.norm(b - a) / SAMPLE)) + 1)
+    pts = a + np.linspace(0.0, 1.0, n)[:, None] * (b - a)
+    for name, rect in rects.items():
+        d = rect.distance(pts)
+        if (d < CLEARANCE[name]).any() and not (d[0] < CLEARANCE[name] and (np.diff(d) >= -1e-9).all()):
+            return False
+    return True
+
+
+def route(start, goal, rects: dict[str, Rect], room) -> list[np.ndarray] | None:
+    """The shortest collision-free polyline start -> goal through the grown footprints' corners."""
+    x0, y0, x1, y1 = room
+    nodes = [np.asarray(start, float), np.asarray(goal, float)]
+    for name, r in rects.items():
+        grown = Rect(r.cx, r.cy, r.hx + CLEARANCE[name] + CORNER, r.hy + CLEARANCE[name] + CORNER, r.yaw)
+        nodes += [c for c in grown.corners() if x0 + WALL <= c[0] <= x1 - WALL and y0 + WALL <= c[1] <= y1 - WALL]
+    n = len(nodes)
+    cost = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i + 1, n):
+            if clear(nodes[i], nodes[j], rects) or (i == 0 and clear(nodes[j], nodes[i], rects)):
+                cost[i, j] = cost[j, i] = max(float(np.linalg.norm(nodes[i] - nodes[j])), 1e-6)
+    _, pred = shortest_path(cost, directed=False, indices=0, return_predecessors=True)
+    if pred[1] < 0:
+        return None
+    path, k = [nodes[1]], 1
+    while k != 0:
+        k = int(pred[k])
+        path.append(nodes[k])
+    return path[::-1]
+
+
+def turning(path: list[np.ndarray], yaw: float, face: float) -> float:
+    """Radians turned in place along a route: to each leg's heading, then to `face`."""
+    total = 0.0
+    for a, b in zip(path[:-1], path[1:]):
+        heading = math.atan2(*(b - a)[::-1])
+        total += abs(wrap(heading - yaw))
+        yaw = heading
+    return total + abs(wrap(face - yaw))
+
+
+def target_point(world: dict, errand: Errand) -> np.ndarray:
+    if errand.target == "fresh_bulb":
+        return glass_centre(world)[:2]
+    return pose(world, errand.target)[0][:2]
+
+
+def stand_points(world: dict, errand: Errand, rects: dict[str, Rect]) -> list[np.ndarray]:
+    """Where the pelvis may end: near its target by the gate's measure, clear of the furniture."""
+    aim = target_point(world, errand)
+    if errand.target == "fresh_bulb":  # square to the bench edge nearest the bulb
+        bench = rects["workbench"]
+        u, v = bench.local(aim)
+        gaps = {(1, 0): bench.hx - u, (-1, 0): bench.hx + u, (0, 1): bench.hy - v, (0, -1): bench.hy + v}
+        out = np.array(min(gaps, key=gaps.get), float)
+        along = np.array([-out[1], out[0]])
+        return [np.array(bench.local_to_world((u, v) + out * BULB_STANDOFF + along * s)) for s in BULB_SLIDE]
+    angles = np.linspace(-math.pi, math.pi, CANDIDATES, endpoint=False)
+    if errand.target == "ladder":
+        return [aim + LADDER_STANDOFF * np.array([math.cos(a), math.sin(a)]) for a in angles]
+    crate = rects["crate"]  # out from the crate's footprint along each ray from its centre
+    points = []
+    for a in angles:
+        ray = np.array([math.cos(a), math.sin(a)])
+        t = np.arange(0.0, 2.0, 0.01)
+        d = crate.distance(aim + t[:, None] * ray)
+        points.append(aim + t[np.argmax(d >= CRATE_STANDOFF)] * ray)
+    return points
+
+
+def best_route(world: dict, errand: Errand) -> list[np.ndarray] | None:
+    """The route to the stand point that is quickest to reach, walking and turning counted."""
+    rects = footprints(world)
+    base = np.asarray(world["base"], float)
+    aim = target_point(world, errand)
+    best, cost = None, math.inf
+    for goal in stand_points(world, errand, rects):
+        if not all(r.distance(goal) >= CLEARANCE[n] - 1e-6 for n, r in rects.items()):
+            continue
+        path = route(base[:2], goal, rects, world["room"])
+        if path is None:
+            continue
+        face = math.atan2(*(aim - goal)[::-1])
+        c = sum(float(np.linalg.norm(b - a)) for a, b in zip(path[:-1], path[1:])) + TURN_COST * turning(path, base[3], face)
+        if c < cost:
+            best, cost = path, c
+    return best
+
+
+def stand(ctx: Context, seconds: float) -> Steps:
+    ctx.cmd[32:36] = 0.0
+    yield from wait(ctx, seconds)
+
+
+def turn_to(ctx: Context, heading: float) -> Steps:
+    """Turn in place to `heading` at most `TURN_STEP` at a time, standing still after each."""
+    while abs(wrap(heading - ctx.obs.base[3])) > TURN_TOL:
+        goal = ctx.obs.base[3] + float(np.clip(wrap(heading - ctx.obs.base[3]), -TURN_STEP, TURN_STEP))
+        ctx.cmd[32:36] = (0.0, 0.0, ENGAGE, wrap(goal))
+        for _ in range(round(TURN_TIMEOUT_S / 0.02)):
+            if abs(wrap(goal - ctx.obs.base[3])) < TURN_TOL / 2:
+                break
+            yield
+        yield from stand(ctx, SETTLE_S)
+
+
+def leg(ctx: Context, to: np.ndarray, speed: float) -> Steps:
+    """Walk straight towards `to` until (nearly) level with it, the heading aimed once from where
+    the leg starts; the commanded heading swings to it at `WALK_TURN_RATE` while walking."""
+    heading = math.atan2(*(to - ctx.obs.base[:2])[::-1])
+    now = float(ctx.obs.base[3]) if ctx.cmd[34] == 0.0 else float(ctx.cmd[35])
+    while (to - ctx.obs.base[:2]) @ np.array([math.cos(heading), math.sin(heading)]) >= STOP_AHEAD:
+        now += float(np.clip(wrap(heading - now), -WALK_TURN_RATE * 0.02, WALK_TURN_RATE * 0.02))
+        ctx.cmd[32:36] = (speed, 0.0, ENGAGE, wrap(now))
+        yield
+
+
+def plan(ctx: Context) -> Steps:
+    errand = ERRANDS[ctx.obs.world["subtask"]]
+    while True:
+        path = best_route(ctx.obs.world, errand)
+        if path is None:  # nowhere to go: stand rather than walk into the furniture
+            break
+        nxt = path[1] if len(path) > 1 else path[0]
+        if len(path) <= 2 and np.linalg.norm(nxt - ctx.obs.base[:2]) < GOAL_TOL:
+            break
+        if abs(wrap(math.atan2(*(nxt - ctx.obs.base[:2])[::-1]) - ctx.obs.base[3])) > IN_PLACE:
+            yield from turn_to(ctx, math.atan2(*(nxt - ctx.obs.base[:2])[::-1]))
+        yield from leg(ctx, nxt, errand.speed)
+    aim = target_point(ctx.obs.world, errand)
+    yield from turn_to(ctx, math.atan2(*(aim - ctx.obs.base[:2])[::-1]))
+    ctx.cmd[32:36] = 0.0
+    yield from hold_still(ctx)
