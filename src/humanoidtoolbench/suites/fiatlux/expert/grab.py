@@ -28,6 +28,7 @@ BACK_OFF, OUT = 0.10, 0.05  # m: the hand's first move, back from the bench and 
 TUCK = (0.25, -0.15, 0.35)  # the hand in front of the chest, over the bench top (forward, left, up from the pelvis)
 ABOVE = 0.08  # m over the grasp height on the way in: the hand comes down beside the bulb
 LIFT = 0.08  # m
+REACH = np.array([-2.2, -0.6, 0.4, 1.4, 0.6, 0.4, 0.1])  # right arm: raised forward, elbow bent, a start for the solver
 FINGERS = ("index_0", "index_1", "middle_0", "middle_1")
 CURL = (1.0, 1.2, 1.0, 1.2)  # rad: more than the glass lets them reach, so they press on it
 
@@ -50,7 +51,13 @@ def plan(ctx: Context) -> Steps:
     away = at - BACK_OFF * fwd - OUT * left
     yield from move(ctx, "right", hand, away, 0.6, pieces=3)
     yield from move(ctx, "right", hand, np.array([*away[:2], base[2] + TUCK[2]]), 0.8, pieces=4)
-    yield from move(ctx, "right", hand, base + fwd * TUCK[0] + left * TUCK[1] + UP * TUCK[2], 0.8, pieces=4)
+    # Into the tuck straight in joint space, to the reaching posture's family (upper arm raised
+    # forward, elbow bent): from there a solved line reaches every bulb; from the side's own
+    # family it stalls about 0.2 m short of some.
+    kin = ctx.commanded_kinematics()
+    kin.data.qpos[kin.arm_qpos["right"]] = REACH
+    q, _ = kin.solve("right", hand(base + fwd * TUCK[0] + left * TUCK[1] + UP * TUCK[2]))
+    yield from glide(ctx, (ctx.arm_slots("right"), q), 1.2)
     ahead = centre[:2] - base[:2]  # the torso turns to face the bulb: one to the left is otherwise out of reach
     turn = math.atan2(float(ahead @ left[:2]), float(ahead @ fwd[:2]))
     lean = {ctx.slot("base_height"): HEIGHT, ctx.slot("waist_pitch_joint"): LEAN, ctx.slot("waist_yaw_joint"): turn}
