@@ -32,7 +32,9 @@ close the loop at 50 Hz: the ZMP the feet are asked to produce moves with
 the measured DCM's error from the plan (both taken from the planted feet,
 so slipping feet do not wind it up), and the waist, arms and hands get
 their gravity torques through their servos too. Off by default: the stiff
-`balanced` variant stands and walks without them.
+`balanced` variant stands and walks without them. A third, also off by
+default, takes the ground from the surface under the spawn point at reset
+(a ladder's tread): feet, pelvis height and pendulum then count from it.
 """
 
 from __future__ import annotations
@@ -76,6 +78,7 @@ class Tuning:
     dcm_gain: float = 0.0  # ZMP shift per metre of measured DCM error (0: no DCM feedback)
     dcm_clip: float = 0.05  # m, per axis: the largest such shift
     upper_feedforward: bool = False  # waist, arm and hand targets also carry their gravity torques
+    ground_from_spawn: bool = False  # stand on the surface under the spawn point (a ladder's tread), not z = 0
 
 
 @lru_cache(maxsize=4)
@@ -91,6 +94,7 @@ class BalancedController(FloatingBaseController):
     def __init__(self, tuning: Tuning = Tuning(), timing: Timing = Timing()) -> None:
         self.tuning = tuning
         self.timing = timing
+        self.ground = 0.0  # m: the surface the feet stand on; heights and the pendulum count from it
 
     # -- model -----------------------------------------------------------
     def bind(self, model: mujoco.MjModel) -> None:
@@ -121,13 +125,14 @@ class BalancedController(FloatingBaseController):
 
     # -- episode ---------------------------------------------------------
     def reset(self, data: mujoco.MjData, spawn: BasePose, upper_pose: np.ndarray) -> None:
-        """Stand at `spawn` (x, y, yaw; z is the pelvis height) with feet flat at the home stance."""
+        """Stand at `spawn` (x, y, yaw; z is the pelvis's world height) with feet flat at the home stance."""
         tn, ik = self.tuning, self.ik
-        self.height = float(np.clip(spawn.z, *tn.height_range))
+        self.ground = self._ground_under(data, spawn) if tn.ground_from_spawn else 0.0
+        self.height = float(np.clip(spawn.z - self.ground, *tn.height_range))
         q = ik.model.qpos0.copy()
         quat = np.zeros(4)
         mujoco.mju_euler2Quat(quat, [0.0, 0.0, spawn.yaw], "XYZ")
-        q[:7] = [spawn.x, spawn.y, self.height, *quat]
+        q[:7] = [spawn.x, spawn.y, self.ground + self.height, *quat]
         for i, side in enumerate(SIDES):
             sign = 1.0 if side == "left" else -1.0
             q[self._ik_leg_qpos[6 * i : 6 * i + 6]] = leg_ik(side, np.array([0.0, sign * FOOT_Y, -self.height]), 0.0)
@@ -141,7 +146,7 @@ class BalancedController(FloatingBaseController):
         self.com.reset(self.schedule.centre())
         feet = self._foot_targets()
         for _ in range(30):  # settle the control robot onto its targets before the first step
-            q = ik.solve(upper, feet, self.com.position, self.height, spawn.yaw, 0.02)
+            q = ik.solve(upper, feet, self.com.position, self.ground + self.height, spawn.yaw, 0.02)
         ik.set_q(q)
         data.qpos[self._scene_qpos] = q
         data.qvel[:] = 0.0
@@ -183,7 +188,7 @@ class BalancedController(FloatingBaseController):
         # targets count at the targets, so servo jitter does not shake the legs.
         measured = np.clip(data.qpos[self._scene_qpos[self.ik.slot_qpos]], self._slot_lo, self._slot_hi)
         upper_now = np.where(np.abs(measured - upper) > UPPER_TOLERANCE, measured, upper)
-        q = self.ik.solve(upper_now, self._foot_targets(), self.com.position, self.height, sch.heading(), dt)
+        q = self.ik.solve(upper_now, self._foot_targets(), self.com.position, self.ground + self.height, sch.heading(), dt)
 
         torques = self.ff.torques(q, share, cop, self.com.acceleration)
         tau = torques[self._ik_leg_dof]
@@ -210,7 +215,7 @@ class BalancedController(FloatingBaseController):
         """Where the walking pattern is taking the pelvis (x, y, z, yaw): the planned CoM's ground
         point, the rate-limited height and the heading between the planned feet (all smooth)."""
         x, y = (float(v) for v in self.com.position)
-        return (x, y, self.height, self.schedule.heading())
+        return (x, y, self.ground + self.height, self.schedule.heading())
 
     def _body_velocity(self, data: mujoco.MjData, cmd: Command) -> tuple[float, float, float]:
         """(vx, vy, yaw rate) for the footsteps; the heading error counts any slip of the feet."""
@@ -230,7 +235,7 @@ class BalancedController(FloatingBaseController):
         for side in SIDES:
             pose, lift = self.schedule.foot(side)
             out[side] = mink.SE3.from_rotation_and_translation(
-                mink.SO3.from_rpy_radians(0.0, 0.0, pose[2]), np.array([pose[0], pose[1], SOLE_DROP + lift])
+                mink.SO3.from_rpy_radians(0.0, 0.0, pose[2]), np.array([pose[0], pose[1], self.ground + SOLE_DROP + lift])
             )
         return out
 
@@ -248,6 +253,15 @@ class BalancedController(FloatingBaseController):
         offset = zmp - (pts["left"] * share["left"] + pts["right"] * share["right"])
         cop = {s: pts[s] + rot(f[2], np.clip(rot(-f[2], offset), -box, box)) for s, f in sch.feet.items()}
         return share, cop
+
+    def _ground_under(self, data: mujoco.MjData, spawn: BasePose) -> float:
+        """The height of the first surface straight below the spawn point (to 0.1 mm), the robot
+        lifted out of the way first: where its feet will stand."""
+        data.qpos[self._root_qpos + 2] = spawn.z + 10.0
+        mujoco.mj_kinematics(self._model, data)
+        hit = np.zeros(1, dtype=np.int32)
+        dist = mujoco.mj_ray(self._model, data, np.array([spawn.x, spawn.y, spawn.z]), np.array([0.0, 0.0, -1.0]), None, 1, -1, hit)
+        return round(spawn.z - dist, 4) if dist >= 0 else 0.0
 
     def _measured_foot(self, data: mujoco.MjData, side: str) -> np.ndarray:
         return data.xpos[self._foot_body[side], :2].copy()

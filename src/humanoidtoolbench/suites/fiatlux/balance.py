@@ -23,7 +23,7 @@ from ...control.decoupled_v1 import JOINT_SLOTS
 from ...control.joint_position import JOINT_NAMES
 from .robot import apply_servos
 
-SOFT = Tuning(dcm_gain=2.0, dcm_clip=0.05, upper_feedforward=True)
+SOFT = Tuning(dcm_gain=2.0, dcm_clip=0.05, upper_feedforward=True, ground_from_spawn=True)  # starts on the tread stand there
 SLOT_INDEX = np.array([JOINT_NAMES.index(n) for n in JOINT_SLOTS])
 
 
