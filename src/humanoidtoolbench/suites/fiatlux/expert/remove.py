@@ -14,7 +14,7 @@ from ...toolbench.expert.skills import Context, Steps, hold_still
 from .common import move
 from .grab import GRASP, pinch
 
-PULL = 0.14  # m along the socket's axis: the plug ends past the gate's 0.10 m from the seat
+PULL = 0.22  # m along the socket's axis: the plug ends well past the gate's 0.10 m from the seat (0.14 left the slipping bulb short)
 
 
 def plan(ctx: Context) -> Steps:
