@@ -81,6 +81,7 @@ class Tuning:
     dcm_clip: float = 0.05  # m, per axis: the largest such shift
     flat_feet: float = 0.0  # share of a planted foot's measured tilt taken out of its ankle targets per command
     attitude: tuple[float, float, float] = (0.0, 0.0, 0.0)  # pelvis roll, pitch (N m/rad) and rate (N m s/rad) gains on the planted hips
+    idle_capture: bool = False  # capture-point stepping also in the steps to a stop (soft servos need it)
     ground_from_spawn: bool = False  # stand on the surface under the spawn point (a ladder's tread), not z = 0
 
 
@@ -186,9 +187,9 @@ class BalancedController(FloatingBaseController):
         com_vel = (com - self._last_com) / dt
         self._last_com = com
         # Capture-point stepping, both DCMs taken from the stance foot. Only while the command asks
-        # for motion: stepping to a stop, an offset on every landing kept the feet from their home
-        # placement, so an idle robot stepped in place and crept 2-5 cm a step.
-        if sch.phase == "single" and stepping:
+        # for motion, unless `idle_capture`: stepping to a stop, an offset on every landing kept the
+        # feet from their home placement, so an idle robot stepped in place and crept 2-5 cm a step.
+        if sch.phase == "single" and (stepping or tn.idle_capture):
             stance = other(sch.swing)
             real = com + com_vel / omega - self._measured_foot(data, stance)
             plan = self.com.position + self.com.velocity / omega - sch.feet[stance][:2]
