@@ -1,5 +1,6 @@
 """The Fiatlux scripted expert under `--controller balanced`: it picks the fresh bulb up (S08), drops
-the old one into the crate (S06) and refuses what it cannot run, in one line."""
+the old one into the crate (S06), takes the old one out of the fixture from the ladder's top tread
+(S03) and refuses what it cannot run, in one line."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import pytest
 
 from humanoidtoolbench.suites.fiatlux import SUITE
 from humanoidtoolbench.suites.fiatlux.expert import CHUNK, Expert
+from humanoidtoolbench.suites.fiatlux.expert.common import context
 from humanoidtoolbench.suites.fiatlux.gates import GLASS_LIMIT
 from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY
+from humanoidtoolbench.suites.toolbench.expert.kinematics import Kinematics
 
 
 def run(key: str, seed: int, steps: int):
@@ -28,8 +31,8 @@ def run(key: str, seed: int, steps: int):
 
 def test_the_expert_grabs_the_fresh_bulb_gently():
     """Seed 0 of S08: the gate (lifted 3 cm, two hand bodies over 1 N, at most 50 N, standing) holds
-    0.5 s within 10 s of the start, and the fingers never press near the glass limit."""
-    result, peak = run("S08", 0, 500)
+    0.5 s within 12 s of the start, and the fingers never press near the glass limit."""
+    result, peak = run("S08", 0, 600)
     assert result.outcome == "success" and result.success
     assert 1.0 < peak < GLASS_LIMIT / 2
 
@@ -40,6 +43,30 @@ def test_the_expert_drops_the_old_bulb_into_the_crate():
     result, _ = run("S06", 1, 600)
     assert result.outcome == "success" and result.success
     assert result.metrics["gate_old_bulb_in_crate"] and result.metrics["gate_old_bulb_released"]
+
+
+@pytest.mark.slow
+def test_the_expert_takes_the_old_bulb_out_of_the_fixture_on_the_tread():
+    """Seed 0 of S03 (ceiling socket): standing on the top tread, the hand draws the bulb out past
+    0.10 m from the seat and holds it 0.5 s, the ladder upright, within 12 s of the start."""
+    result, peak = run("S03", 0, 600)
+    assert result.outcome == "success" and result.success
+    assert result.metrics["gate_old_bulb_unseated"] and result.metrics["gate_standing"]
+    assert 1.0 < peak < GLASS_LIMIT
+
+
+def test_the_balanced_controller_stands_on_the_tread_it_starts_on():
+    """An on-tread start: the controller takes the tread as its ground, so the feet are planned
+    on it (not 1.18 m lower, on the floor) and the robot keeps standing there."""
+    ep = SUITE.make_episode(BY_KEY["S03"], 0, SUITE.make_controller("balanced"), "fast")
+    ep.reset()
+    tread = ep.tread_top
+    assert ep.controller.ground == pytest.approx(tread, abs=1e-3)
+    hold = context(Kinematics(), ep.privileged()).cmd  # stand as started
+    for _ in range(100):
+        result = ep.step(hold)
+    assert result.outcome is None and result.metrics["gate_standing"]
+    assert ep.privileged()["base"][2] - tread > 0.7
 
 
 def privileged(controller: str = "balanced", subtask: str = "S08") -> dict:
@@ -60,7 +87,7 @@ def test_privileged_state_carries_what_the_expert_reads():
     [
         ({"history": {"reset": True}}, "needs privileged simulator state"),
         ({"privileged": {"controller": "servo", "subtask": "S08"}, "history": {"reset": True}}, "--controller balanced only"),
-        ({"privileged": {"controller": "balanced", "subtask": "S01"}, "history": {"reset": True}}, "not S01"),
+        ({"privileged": {"controller": "balanced", "subtask": "S11"}, "history": {"reset": True}}, "not S11"),
     ],
 )
 def test_the_expert_refuses_what_it_cannot_run_in_one_line(request_, message):

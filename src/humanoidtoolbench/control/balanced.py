@@ -34,7 +34,9 @@ the measured DCM's error from the plan (both taken from the planted feet,
 so slipping feet do not wind it up); and, for walking, planted feet
 are held flat and the pelvis's roll and pitch are fed back on the planted
 hips (`_stabilise`). Off by default: the stiff `balanced` variant stands
-and walks without them.
+and walks without them. Another option, also off by default, takes the
+ground from the surface under the spawn point at reset (a ladder's tread):
+feet, pelvis height and pendulum then count from it.
 """
 
 from __future__ import annotations
@@ -79,6 +81,8 @@ class Tuning:
     dcm_clip: float = 0.05  # m, per axis: the largest such shift
     flat_feet: float = 0.0  # share of a planted foot's measured tilt taken out of its ankle targets per command
     attitude: tuple[float, float, float] = (0.0, 0.0, 0.0)  # pelvis roll, pitch (N m/rad) and rate (N m s/rad) gains on the planted hips
+    idle_capture: bool = False  # capture-point stepping also in the steps to a stop (soft servos need it)
+    ground_from_spawn: bool = False  # stand on the surface under the spawn point (a ladder's tread), not z = 0
 
 
 @lru_cache(maxsize=4)
@@ -103,6 +107,7 @@ class BalancedController(FloatingBaseController):
     def __init__(self, tuning: Tuning = Tuning(), timing: Timing = Timing()) -> None:
         self.tuning = tuning
         self.timing = timing
+        self.ground = 0.0  # m: the surface the feet stand on; heights and the pendulum count from it
 
     # -- model -----------------------------------------------------------
     def bind(self, model: mujoco.MjModel) -> None:
@@ -133,13 +138,14 @@ class BalancedController(FloatingBaseController):
 
     # -- episode ---------------------------------------------------------
     def reset(self, data: mujoco.MjData, spawn: BasePose, upper_pose: np.ndarray) -> None:
-        """Stand at `spawn` (x, y, yaw; z is the pelvis height) with feet flat at the home stance."""
+        """Stand at `spawn` (x, y, yaw; z is the pelvis's world height) with feet flat at the home stance."""
         tn, ik = self.tuning, self.ik
-        self.height = float(np.clip(spawn.z, *tn.height_range))
+        self.ground = self._ground_under(data, spawn) if tn.ground_from_spawn else 0.0
+        self.height = float(np.clip(spawn.z - self.ground, *tn.height_range))
         q = ik.model.qpos0.copy()
         quat = np.zeros(4)
         mujoco.mju_euler2Quat(quat, [0.0, 0.0, spawn.yaw], "XYZ")
-        q[:7] = [spawn.x, spawn.y, self.height, *quat]
+        q[:7] = [spawn.x, spawn.y, self.ground + self.height, *quat]
         for i, side in enumerate(SIDES):
             sign = 1.0 if side == "left" else -1.0
             q[self._ik_leg_qpos[6 * i : 6 * i + 6]] = leg_ik(side, np.array([0.0, sign * FOOT_Y, -self.height]), 0.0)
@@ -153,7 +159,7 @@ class BalancedController(FloatingBaseController):
         self.com.reset(self.schedule.centre())
         feet = self._foot_targets()
         for _ in range(30):  # settle the control robot onto its targets before the first step
-            q = ik.solve(upper, feet, self.com.position, self.height, spawn.yaw, 0.02)
+            q = ik.solve(upper, feet, self.com.position, self.ground + self.height, spawn.yaw, 0.02)
         ik.set_q(q)
         data.qpos[self._scene_qpos] = q
         data.qvel[:] = 0.0
@@ -181,9 +187,9 @@ class BalancedController(FloatingBaseController):
         com_vel = (com - self._last_com) / dt
         self._last_com = com
         # Capture-point stepping, both DCMs taken from the stance foot. Only while the command asks
-        # for motion: stepping to a stop, an offset on every landing kept the feet from their home
-        # placement, so an idle robot stepped in place and crept 2-5 cm a step.
-        if sch.phase == "single" and stepping:
+        # for motion, unless `idle_capture`: stepping to a stop, an offset on every landing kept the
+        # feet from their home placement, so an idle robot stepped in place and crept 2-5 cm a step.
+        if sch.phase == "single" and (stepping or tn.idle_capture):
             stance = other(sch.swing)
             real = com + com_vel / omega - self._measured_foot(data, stance)
             plan = self.com.position + self.com.velocity / omega - sch.feet[stance][:2]
@@ -202,9 +208,9 @@ class BalancedController(FloatingBaseController):
         measured = np.clip(data.qpos[self._scene_qpos[self.ik.slot_qpos]], self._slot_lo, self._slot_hi)
         off = measured - upper
         upper_now = upper + off - np.clip(off, -UPPER_TOLERANCE, UPPER_TOLERANCE)
-        q = self.ik.solve(upper_now, self._foot_targets(), self.com.position, self.height, sch.heading(), dt)
+        q = self.ik.solve(upper_now, self._foot_targets(), self.com.position, self.ground + self.height, sch.heading(), dt)
 
-        torques = self.ff.torques(q, share, cop, self.com.acceleration)
+        torques = self.ff.torques(q, share, cop, self.com.acceleration, self.ground)
         tau = torques[self._ik_leg_dof]
         damping = self._leg_kd * self.ik.velocity[self._ik_leg_dof]
         if sch.phase == "single":  # a swinging leg follows its plan without the damping lead
@@ -259,7 +265,7 @@ class BalancedController(FloatingBaseController):
         """Where the walking pattern is taking the pelvis (x, y, z, yaw): the planned CoM's ground
         point, the rate-limited height and the heading between the planned feet (all smooth)."""
         x, y = (float(v) for v in self.com.position)
-        return (x, y, self.height, self.schedule.heading())
+        return (x, y, self.ground + self.height, self.schedule.heading())
 
     def _body_velocity(self, data: mujoco.MjData, cmd: Command) -> tuple[float, float, float]:
         """(vx, vy, yaw rate) for the footsteps; the heading error counts any slip of the feet."""
@@ -279,7 +285,7 @@ class BalancedController(FloatingBaseController):
         for side in SIDES:
             pose, lift = self.schedule.foot(side)
             out[side] = mink.SE3.from_rotation_and_translation(
-                mink.SO3.from_rpy_radians(0.0, 0.0, pose[2]), np.array([pose[0], pose[1], SOLE_DROP + lift])
+                mink.SO3.from_rpy_radians(0.0, 0.0, pose[2]), np.array([pose[0], pose[1], self.ground + SOLE_DROP + lift])
             )
         return out
 
@@ -297,6 +303,15 @@ class BalancedController(FloatingBaseController):
         offset = zmp - (pts["left"] * share["left"] + pts["right"] * share["right"])
         cop = {s: pts[s] + rot(f[2], np.clip(rot(-f[2], offset), -box, box)) for s, f in sch.feet.items()}
         return share, cop
+
+    def _ground_under(self, data: mujoco.MjData, spawn: BasePose) -> float:
+        """The height of the first surface straight below the spawn point (to 0.1 mm), the robot
+        lifted out of the way first: where its feet will stand."""
+        data.qpos[self._root_qpos + 2] = spawn.z + 10.0
+        mujoco.mj_kinematics(self._model, data)
+        hit = np.zeros(1, dtype=np.int32)
+        dist = mujoco.mj_ray(self._model, data, np.array([spawn.x, spawn.y, spawn.z]), np.array([0.0, 0.0, -1.0]), None, 1, -1, hit)
+        return round(spawn.z - dist, 4) if dist >= 0 else 0.0
 
     def _measured_foot(self, data: mujoco.MjData, side: str) -> np.ndarray:
         return data.xpos[self._foot_body[side], :2].copy()

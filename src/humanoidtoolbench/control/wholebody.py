@@ -97,7 +97,7 @@ class StaticFeedforward:
     """Joint torques that hold the control robot's pose on its feet with chosen centres of pressure.
 
     Each foot carries `share` of the robot's weight through the floor at `cop`
-    (a world point on the floor); the wrench this puts on the ankle, less the
+    (a world point on the ground, at height `ground`); the wrench this puts on the ankle, less the
     gravity torques, is what each joint must supply. The ankles' part is the
     torque that places the centre of pressure; the rest of the leg holds the load.
     """
@@ -111,7 +111,7 @@ class StaticFeedforward:
         self._bias = np.zeros(model.nv)
         self.mass = float(model.body_subtreemass[1])
 
-    def torques(self, q: np.ndarray, share: dict, cop: dict, com_acc=(0.0, 0.0)) -> np.ndarray:
+    def torques(self, q: np.ndarray, share: dict, cop: dict, com_acc=(0.0, 0.0), ground: float = 0.0) -> np.ndarray:
         m, d = self.model, self.data
         d.qpos[:] = q
         d.qvel[:] = 0.0
@@ -125,7 +125,7 @@ class StaticFeedforward:
             if share[side] <= 0.0:
                 continue
             force = share[side] * weight
-            torque = np.cross(np.array([cop[side][0], cop[side][1], 0.0]) - d.xpos[body], force)
+            torque = np.cross(np.array([cop[side][0], cop[side][1], ground]) - d.xpos[body], force)
             mujoco.mj_jacBody(m, d, self._jacp, self._jacr, body)
             tau -= self._jacp.T @ force + self._jacr.T @ torque
         return tau

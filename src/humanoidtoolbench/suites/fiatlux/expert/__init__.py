@@ -13,12 +13,12 @@ import numpy as np
 
 from ...toolbench.expert.kinematics import Kinematics
 from .common import context, observe
-from . import dispose, grab, navigate
+from . import dispose, grab, navigate, remove
 
 POLICY_NAME = "expert"
 PRIVILEGED = True
 CHUNK = 5  # rows per request: 0.1 s between observations
-PLANS = {"S06": dispose.plan, "S08": grab.plan, **dict.fromkeys(navigate.ERRANDS, navigate.plan)}
+PLANS = {"S03": remove.plan, "S06": dispose.plan, "S08": grab.plan, **dict.fromkeys(navigate.ERRANDS, navigate.plan)}
 
 
 class Expert:
