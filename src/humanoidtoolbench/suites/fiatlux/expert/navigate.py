@@ -63,15 +63,15 @@ def footprints(world: dict) -> dict[str, Rect]:
     return {n: Rect(*f) for n, f in world["footprints"].items()}
 
 
-def clear(a, b, rects: dict[str, Rect]) -> bool:
-    """Whether the segment a-b keeps its clearance from every footprint; a segment that starts too
-    close to one may only move away from it."""
+def clear(a, b, rects: dict[str, Rect], leaving: bool = True) -> bool:
+    """Whether the segment a-b keeps its clearance from every footprint; with `leaving`, a segment
+    that starts too close to one may move away from it (the robot stands where it stands)."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     n = max(2, int(math.ceil(np.linalg.norm(b - a) / SAMPLE)) + 1)
     pts = a + np.linspace(0.0, 1.0, n)[:, None] * (b - a)
     for name, rect in rects.items():
         d = rect.distance(pts)
-        if (d < CLEARANCE[name]).any() and not (d[0] < CLEARANCE[name] and (np.diff(d) >= -1e-9).all()):
+        if (d < CLEARANCE[name]).any() and not (leaving and d[0] < CLEARANCE[name] and (np.diff(d) >= -1e-9).all()):
             return False
     return True
 
@@ -87,7 +87,7 @@ def route(start, goal, rects: dict[str, Rect], room) -> list[np.ndarray] | None:
     cost = np.zeros((n, n))
     for i in range(n):
         for j in range(i + 1, n):
-            if clear(nodes[i], nodes[j], rects) or (i == 0 and clear(nodes[j], nodes[i], rects)):
+            if clear(nodes[i], nodes[j], rects, leaving=i == 0):
                 cost[i, j] = cost[j, i] = max(float(np.linalg.norm(nodes[i] - nodes[j])), 1e-6)
     _, pred = shortest_path(cost, directed=False, indices=0, return_predecessors=True)
     if pred[1] < 0:
