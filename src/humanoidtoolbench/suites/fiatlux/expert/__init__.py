@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...toolbench.expert.kinematics import Kinematics
+from ...toolbench.expert.skills import advance
 from .common import context, observe
 from . import dispose, grab, navigate, remove
 
@@ -40,11 +41,7 @@ class Expert:
             self.plan = PLANS[world["subtask"]](self.ctx)
         else:
             self.ctx.obs = observe(world)
-        rows = []
-        for _ in range(CHUNK):
-            next(self.plan, None)
-            rows.append(self.ctx.cmd.copy())
-        return np.array(rows)
+        return advance(self.plan, CHUNK, lambda: self.ctx.cmd.copy())
 
 
 _expert: Expert | None = None

@@ -15,7 +15,7 @@ import numpy as np
 
 from .kinematics import Kinematics
 from .plans import plan_for
-from .skills import Context, Observation
+from .skills import Context, Observation, advance
 
 POLICY_NAME = "expert"
 PRIVILEGED = True
@@ -37,11 +37,7 @@ class Expert:
             self.plan = plan_for(self.ctx)
         else:
             self.ctx.obs = obs
-        rows = []
-        for _ in range(CHUNK):
-            next(self.plan, None)
-            rows.append(self.ctx.row())
-        return np.array(rows)
+        return advance(self.plan, CHUNK, self.ctx.row)
 
 
 _expert: Expert | None = None

@@ -109,6 +109,16 @@ def wait(ctx: Context, seconds: float) -> Steps:
         yield
 
 
+def advance(plan: Steps, steps: int, row) -> np.ndarray:
+    """The next `steps` rows of a plan: one plan step each, then `row()` (the command it left); a
+    finished plan holds its last command."""
+    out = []
+    for _ in range(steps):
+        next(plan, None)
+        out.append(row())
+    return np.array(out)
+
+
 def glide(ctx: Context, targets: dict[int, float] | tuple[slice, np.ndarray], seconds: float) -> Steps:
     """Move command slots linearly to their targets over `seconds` (smoothstep timing)."""
     if isinstance(targets, tuple):
