@@ -14,7 +14,13 @@ reach 0.2 m ahead of the pelvis and strike the bench legs. Its arm moves at most
 arm posture found by a search swung the shoulder 4 rad in 0.5 s and the
 reaction spun the robot off its feet. It pushes and pulls with the arm
 alone, from where it stands: walking sideways the pelvis sways 4 cm each
-step, and a stick along the bench struck the ball off it.
+step, and a stick along the bench struck the ball off it. There the arm
+lags its command under the load and then catches up, which flicked balls
+0.3-0.5 m/s past the ring, so a stroke's command waits for the measured
+tool; a hook drawn back drifted sideways with the ball in its corner and
+lifted a wedged ball on the way up, so it holds the ring's line and moves on
+past the ball before lifting; and it stands where the arm's stroke is long
+(further back for a pull, ahead along a push).
 """
 
 from __future__ import annotations
