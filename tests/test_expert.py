@@ -69,11 +69,8 @@ def test_expert_solves_level_2(scenario):
 # One standard seed per scenario and level that the expert solves on `balanced` (docs/PERFORMANCE.md).
 BALANCED_SOLVED = [
     ("G1BallMove-L1-S", 10001),
-    ("G1BallMove-L2-S", 10000),
     ("G1BallRetrieve-L1-S", 10000),
-    ("G1BallRetrieve-L2-S", 10001),
     ("G1IceBreak-L1-R", 10000),
-    ("G1IceBreak-L2-R", 10000),
 ]
 
 

@@ -18,6 +18,7 @@ OVERHANG = 0.01  # the tip reaches this far past the ball, so the stick meets it
 TILT = np.radians(20)  # the stick slopes down from the hand ...
 ROW_TILT = np.radians(40)  # ... steeper where it passes over the tool row, to clear the objects there
 ROW_START_X = -0.15  # tips beyond this x are at the tool row
+STALL_STEPS = 10  # 0.1 s commands a held-back push or pull waits for the tool
 
 
 def paddle(u: np.ndarray, tip_x: float = -1.0) -> tuple[np.ndarray, np.ndarray]:
@@ -39,6 +40,16 @@ def paddle_tip(ball: np.ndarray, u: np.ndarray, behind: float) -> np.ndarray:
     return tip
 
 
+def held_back(ctx: Context, tip: np.ndarray, tip_now: np.ndarray, u: np.ndarray, stalled: int) -> tuple[np.ndarray, int]:
+    """Where the caution asks, the commanded tool end waits for the measured one along u: an arm
+    that lags and then catches up flicks the ball far past the ring. Returns the command and how
+    many commands in a row were held back."""
+    if ctx.caution.work_lead is None:
+        return tip, stalled
+    lead = (tip - tip_now) @ u - ctx.caution.work_lead
+    return tip - u * max(lead, 0.0), stalled + 1 if lead > 0.0 else 0
+
+
 def push(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
     """Sweep the ball towards the ring with the side of the stick at a steady speed, walking
     along (where the caution allows; else as far as the arm reaches). The push line is re-aimed at the ring every 0.1 s, so a ball that drifts is steered
@@ -46,6 +57,7 @@ def push(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
     tip = np.asarray(ctx.obs.obj("tool")["tip"], float)
     start = tip.copy()
     first = flat(ring - np.asarray(ctx.obs.obj("ball")["pos"])[:2])
+    stalled = 0
     for _ in range(int(4.0 / PUSH_SPEED / 0.1)):
         ball = np.asarray(ctx.obs.obj("ball")["pos"], float)
         speed = np.linalg.norm(np.asarray(ctx.obs.obj("ball")["linvel"])[:2])
@@ -63,6 +75,9 @@ def push(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
         # Steady along u; across u (along the stick) follow the ball.
         tip = tip + u * PUSH_SPEED * 0.1 + across * np.clip((goal - tip) @ across, -MAX_TIP_STEP, MAX_TIP_STEP)
         tip[2] = TIP_Z
+        tip, stalled = held_back(ctx, tip, tip_now, u, stalled)
+        if stalled > STALL_STEPS:
+            break
         if ctx.caution.walk_while_working:
             set_world_velocity(ctx, u[:2] * PUSH_SPEED)
         yield from tool_reach(ctx, side, "tool", tip, pointing, 0.1, ctx.caution.arm_floor, corrections=0)
@@ -79,10 +94,10 @@ def ball_move(ctx: Context) -> Steps:
         if np.linalg.norm(gap) < SETTLED_IN_RING:
             break
         u = flat(gap)
-        start = paddle_tip(ball, u, APPROACH_GAP)
+        start = paddle_tip(ball, u, APPROACH_GAP + ctx.caution.approach_gap)
         _, pointing = paddle(u, start[0])
         hand_at = start - TOOL_REACH * pointing
-        yield from go_to_bench(ctx, (stand_for(hand_at)[0], NEAREST_STAND + ctx.caution.stand_back))
+        yield from go_to_bench(ctx, (stand_for(hand_at)[0] + ctx.caution.push_stand_ahead * u[0], NEAREST_STAND + ctx.caution.stand_back))
         yield from tool_reach(ctx, "left", "tool", start + 0.10 * UP, pointing, 1.0, ctx.caution.arm_floor, search=True)
         yield from tool_reach(ctx, "left", "tool", start, pointing, 0.5, ctx.caution.arm_floor)
         yield from push(ctx, ring)

@@ -8,6 +8,7 @@ from .geometry import (
     BALL_Z, CLOSEST_STAND, CONTACT, MAX_TIP_STEP, ROLL_DECELERATION, SETTLED_IN_RING, STOP_SHORT,
     TOOL_REACH, UP, flat, stand_for,
 )
+from .ball_move import STALL_STEPS, held_back
 from .pick import pick, raise_arm
 from .skills import Context, Steps, go_to_bench, hold_still, set_world_velocity, tool_reach, wait
 
@@ -46,6 +47,7 @@ def pull(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
     u = np.array([0.0, 1.0, 0.0])
     tip = np.asarray(ctx.obs.obj("tool")["tip"], float)
     start = tip.copy()
+    stalled = 0
     for _ in range(int(3.0 / PULL_SPEED / 0.1)):
         ball = np.asarray(ctx.obs.obj("ball")["pos"], float)
         speed = abs(np.asarray(ctx.obs.obj("ball")["linvel"])[1])
@@ -56,11 +58,19 @@ def pull(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
         goal = hook_tip(ball, 0.0, hook_side(tool))
         if abs(tip_now[0] - goal[0]) > 0.05 or tip_now[1] > ball[1] + 0.02:
             break  # the ball slipped off the hook: approach again
+        if ctx.caution.pull_on_ring_line:
+            # Following the ball sideways lets the hook's corner drag it further off the line.
+            goal = hook_tip(np.array([ring[0], ball[1]]), 0.0, hook_side(tool))
         if not ctx.caution.walk_while_working and np.linalg.norm((tip - start)[:2]) >= ctx.caution.work_reach:
             break  # as far as the arm goes from where the robot stands: stand anew and pull again
         tip = tip + u * PULL_SPEED * 0.1
-        tip[0] += np.clip(goal[0] - tip[0], -MAX_TIP_STEP, MAX_TIP_STEP)
+        # On the ring's line the measured hook is held there (the arm drifts under the pull).
+        across = tip_now if ctx.caution.pull_on_ring_line else tip
+        tip[0] += np.clip(goal[0] - across[0], -MAX_TIP_STEP, MAX_TIP_STEP)
         tip[2] = BALL_Z
+        tip, stalled = held_back(ctx, tip, tip_now, u, stalled)
+        if stalled > STALL_STEPS:
+            break
         if ctx.caution.walk_while_working:
             set_world_velocity(ctx, u[:2] * PULL_SPEED)
         yield from tool_reach(ctx, side, "tool", tip, hook_pointing(), 0.1, ctx.caution.arm_floor, corrections=0, tool_up=UP)
@@ -79,12 +89,17 @@ def ball_retrieve(ctx: Context) -> Steps:
         side = hook_side(ctx.obs.obj("tool"))
         start = hook_tip(ball, HOOK_BEYOND, side)
         hand_at = start - TOOL_REACH * pointing
-        yield from go_to_bench(ctx, stand_for(hand_at, CLOSEST_STAND + ctx.caution.stand_back))
+        stand = np.add(stand_for(hand_at, CLOSEST_STAND + ctx.caution.stand_back), (0.0, ctx.caution.pull_stand_back))
+        yield from go_to_bench(ctx, stand)
         yield from tool_reach(ctx, "left", "tool", start + 0.12 * UP, pointing, 1.0, ctx.caution.arm_floor, search=True, tool_up=UP)
         yield from tool_reach(ctx, "left", "tool", start, pointing, 0.5, ctx.caution.arm_floor, tool_up=UP)
         yield from tool_reach(ctx, "left", "tool", hook_tip(ball, CONTACT, side), pointing, 0.6, ctx.caution.arm_floor, tool_up=UP)
         yield from pull(ctx, ring)
         tip = np.asarray(ctx.obs.obj("tool")["tip"], float)
+        if ctx.caution.release > 0.0:
+            # A ball wedged in the hook's corner rises with a hook lifted straight up.
+            tip = tip - ctx.caution.release * np.array([0.0, 1.0, 0.0])
+            yield from tool_reach(ctx, "left", "tool", tip, pointing, 0.4, ctx.caution.arm_floor, corrections=0, tool_up=UP)
         yield from tool_reach(ctx, "left", "tool", tip + 0.12 * UP, pointing, 0.5, ctx.caution.arm_floor, corrections=0, tool_up=UP)
         yield from wait(ctx, 1.0)
     yield from hold_still(ctx)

@@ -14,7 +14,13 @@ reach 0.2 m ahead of the pelvis and strike the bench legs. Its arm moves at most
 arm posture found by a search swung the shoulder 4 rad in 0.5 s and the
 reaction spun the robot off its feet. It pushes and pulls with the arm
 alone, from where it stands: walking sideways the pelvis sways 4 cm each
-step, and a stick along the bench struck the ball off it.
+step, and a stick along the bench struck the ball off it. There the arm
+lags its command under the load and then catches up, which flicked balls
+0.3-0.5 m/s past the ring, so a stroke's command waits for the measured
+tool; a hook drawn back drifted sideways with the ball in its corner and
+lifted a wedged ball on the way up, so it holds the ring's line and moves on
+past the ball before lifting; and it stands where the arm's stroke is long
+(further back for a pull, ahead along a push).
 """
 
 from __future__ import annotations
@@ -42,6 +48,12 @@ class Caution:
     walk_while_working: bool = True  # walk along with a push or a pull (else push as far as the arm reaches)
     work_reach: float = 0.2  # m a push or a pull may carry the tool's end without walking
     walk_height: float | None = None  # pelvis height for a walk along the bench (None: stay at the work height)
+    work_lead: float | None = None  # m a push's or pull's commanded tool end may lead the measured one (None: open loop)
+    approach_gap: float = 0.0  # m added to the gap behind the ball where a push's stick comes down
+    push_stand_ahead: float = 0.0  # m along the push to stand, so the arm's stroke starts behind the body's side
+    pull_stand_back: float = 0.0  # m further from the bench to stand for a pull (a longer stroke for the arm)
+    release: float = 0.0  # m the hook moves on past the ball after a pull, before it lifts
+    pull_on_ring_line: bool = False  # a pull keeps the hook on the ring's line rather than following the ball
 
 
 STANDING_HEIGHT = 0.7  # pelvis commands below this are low (the work posture is 0.66)
@@ -63,6 +75,12 @@ CAUTIONS = {
         walk_height=0.74,
         joint_speed=2.0,
         walk_while_working=False,
+        work_lead=0.03,
+        pull_stand_back=0.08,
+        push_stand_ahead=0.10,
+        approach_gap=0.04,
+        release=0.04,
+        pull_on_ring_line=True,
     ),
 }
 

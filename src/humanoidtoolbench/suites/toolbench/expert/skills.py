@@ -57,7 +57,9 @@ class Context:
     def __init__(self, kin: Kinematics, obs: Observation) -> None:
         self.kin = kin
         self.obs = obs
-        self.cmd = contract.hold_action(obs.state)
+        # Inside the action table: a settled free robot's fingers rest a hair past their limits.
+        space = contract.DECOUPLED_V1.action_space()
+        self.cmd = np.clip(contract.hold_action(obs.state), space.low, space.high)
         self.cmd[34], self.cmd[35] = 1.0, HEADING  # always hold the heading
         self.caution = caution_for(obs.world.get("controller"))
         self.carrying = False  # set by the plans while the tool is in hand
