@@ -233,15 +233,15 @@ class FiatluxEpisode(Episode):
         self._clear("robot", self._robot_root)
         # On the tread there is little room to step back: enough for a scaled ladder that lifts the
         # carrying hand into the fixture.
-        self._back_off(yaw, most=TREAD_BACK_OFF if self.condition.start.robot == "on_tread" else 0.3)
+        gripped = [b for b in BULBS if where[b] == "grip"]
+        self._back_off(yaw, most=TREAD_BACK_OFF if self.condition.start.robot == "on_tread" else 0.3, carried=gripped)
         occupant = next((b for b in BULBS if where[b] == "seated"), None)
         for bulb in BULBS:
             self._place_bulb(bulb, where[bulb])
             if where[bulb] not in ("seated", "grip"):
                 self._clear(bulb, self.free_adr[bulb][0], most=0.1)
-        for bulb in BULBS:
-            if where[bulb] == "grip":
-                self._settle_grip(bulb)
+        for bulb in gripped:
+            self._settle_grip(bulb)
         mujoco.mj_forward(m, d)
         self.seat.reset(occupant)
         self._start_stage(0)
@@ -267,12 +267,16 @@ class FiatluxEpisode(Episode):
                     if (m.geom_bodyid[d.contact[i].geom[0]] in mine) != (m.geom_bodyid[d.contact[i].geom[1]] in mine)),
                    default=0.0)
 
-    def _back_off(self, yaw: float, step: float = 0.02, most: float = 0.3) -> None:
+    def _back_off(self, yaw: float, step: float = 0.02, most: float = 0.3, carried: list[str] = ()) -> None:
         """Step the robot back along its heading until it stands clear of the furniture in front
-        (the G1's hanging hands reach about 0.4 m ahead of its pelvis)."""
+        (the G1's hanging hands reach about 0.4 m ahead of its pelvis); `carried` bulbs go along in
+        the hand, its fingers at their closed targets (the grip's envelope)."""
         back = -np.array([math.cos(yaw), math.sin(yaw)]) * step
+        mine = self._robot_bodies | {self._body[b] for b in carried}
         for _ in range(round(most / step)):
-            if self._penetration(self._robot_bodies) <= 0.0:
+            for bulb in carried:
+                self._place_bulb(bulb, "grip")
+            if self._penetration(mine) <= 0.0:
                 return
             self.data.qpos[self._robot_root : self._robot_root + 2] += back
 
@@ -294,8 +298,7 @@ class FiatluxEpisode(Episode):
             axis = np.array([math.cos(self.crate_yaw), math.sin(self.crate_yaw), 0.0])
             centre = np.array([*self.crate_pos, props.CRATE_FLOOR + 0.0396 * size + 0.001])
             pos, quat = centre - axis * props.BULB_CENTRE * size, q
-        elif where == "grip":  # across the open right palm; `_settle_grip` closes the fingers on it
-            d.qpos[self._finger_qpos] = 0.0
+        elif where == "grip":  # across the right palm; `_settle_grip` closes the fingers on it
             mujoco.mj_kinematics(self.model, d)
             wrist = self._hand_ids["right"][0]
             R = d.xmat[wrist].reshape(3, 3)
@@ -320,6 +323,7 @@ class FiatluxEpisode(Episode):
         to rest in the grip under its weight. The fingers press as their servos' angle error asks."""
         m, d = self.model, self.data
         qa, va = self.free_adr[bulb]
+        d.qpos[self._finger_qpos] = 0.0  # open; the targets stay closed
         free_q, free_v = np.zeros(m.nq, bool), np.zeros(m.nv, bool)
         free_q[self._finger_qpos], free_v[self._finger_dof] = True, True
         held = d.qpos.copy()
