@@ -270,15 +270,23 @@ class FiatluxEpisode(Episode):
     def _back_off(self, yaw: float, step: float = 0.02, most: float = 0.3, carried: list[str] = ()) -> None:
         """Step the robot back along its heading until it stands clear of the furniture in front
         (the G1's hanging hands reach about 0.4 m ahead of its pelvis); `carried` bulbs go along in
-        the hand, its fingers at their closed targets (the grip's envelope)."""
+        the hand, clear of the furniture all along the fingers' sweep from open (as the grip's settle starts) to closed."""
+        d = self.data
         back = -np.array([math.cos(yaw), math.sin(yaw)]) * step
         mine = self._robot_bodies | {self._body[b] for b in carried}
+        closed = d.qpos[self._finger_qpos].copy()
+        hands = [closed * k for k in np.linspace(0.0, 1.0, 5)] if carried else [closed]  # the fingers' sweep
         for _ in range(round(most / step)):
             for bulb in carried:
                 self._place_bulb(bulb, "grip")
-            if self._penetration(mine) <= 0.0:
+            depth = 0.0
+            for fingers in hands:
+                d.qpos[self._finger_qpos] = fingers
+                depth = max(depth, self._penetration(mine))
+            d.qpos[self._finger_qpos] = closed
+            if depth <= 0.0:
                 return
-            self.data.qpos[self._robot_root : self._robot_root + 2] += back
+            d.qpos[self._robot_root : self._robot_root + 2] += back
 
     def _place_bulb(self, bulb: str, where: str) -> None:
         d = self.data
