@@ -18,7 +18,7 @@ from humanoidtoolbench.eval.records import BenchmarkResult, EpisodeSummary, read
 from humanoidtoolbench.suites.base import FELL, SUCCESS, HoldCounter
 from humanoidtoolbench.suites.fiatlux import gates, props, seat
 from humanoidtoolbench.suites.fiatlux.bag import read_bag
-from humanoidtoolbench.suites.fiatlux.episode import FiatluxEpisode, termination
+from humanoidtoolbench.suites.fiatlux.episode import HAND_LINKS, FiatluxEpisode, termination
 from humanoidtoolbench.suites.fiatlux.gates import BulbState, Snapshot
 from humanoidtoolbench.suites.fiatlux.randomisation import Lighting, PropScale
 from humanoidtoolbench.suites.fiatlux.scoring import score_run
@@ -186,6 +186,19 @@ def test_drop_and_crush_terminations_fire_at_their_floors_and_at_50_newtons():
     assert termination(BY_KEY["S07"], snap(old=bulb(centre=np.array([0, 0, 0.0])))) is None  # no drop rule there
 
 
+def overlaps(ep) -> tuple[float, float]:
+    """(deepest contact, deepest contact of a start grip): a bulb gripped at the start is pressed by
+    the finger servos (12-34 N), so that grip's soft contacts sink deeper than a spawn overlap may."""
+    m, d = ep.model, ep.data
+    start = ep.condition.start
+    gripped = {m.body(b).id for b in ("old_bulb", "fresh_bulb") if getattr(start, b) == "grip"}
+    hand = {m.body(n).id for n in HAND_LINKS["right"]}
+    pairs = [{m.geom_bodyid[g] for g in d.contact[i].geom} for i in range(d.ncon)]
+    grip = [bool(p & gripped and p & hand) for p in pairs]
+    deepest = min([d.contact[i].dist for i in range(d.ncon) if not grip[i]] + [0.0])
+    return deepest, min([d.contact[i].dist for i in range(d.ncon) if grip[i]] + [0.0])
+
+
 def test_every_subtask_resets_without_penetration_or_nan_and_a_seed_is_one_layout():
     for seed in range(10):
         rooms = set()
@@ -193,8 +206,9 @@ def test_every_subtask_resets_without_penetration_or_nan_and_a_seed_is_one_layou
             ep = FiatluxEpisode(task, seed)
             ep.reset()
             d = ep.data
-            deepest = min([d.contact[i].dist for i in range(d.ncon)] + [0.0])
+            deepest, squeeze = overlaps(ep)
             assert deepest > -0.005, (task.key, seed, deepest)
+            assert squeeze > -0.010, (task.key, seed, squeeze)
             assert np.isfinite(d.qpos).all() and np.isfinite(d.qvel).all()
             rooms.add((ep.layout.fixture, tuple(sorted(ep.layout.zones.items()))))
         assert len(rooms) == 1  # the same room in every subtask of a seed
@@ -419,8 +433,8 @@ def test_scaled_props_reset_without_penetration_with_seated_bulbs_on_the_seat():
         for task in (*TASKS, ERRAND):
             ep = FiatluxEpisode(task, seed, prop_scale=True)
             ep.reset()
-            d = ep.data
-            assert min([d.contact[i].dist for i in range(d.ncon)] + [0.0]) > -0.005, (task.key, seed)
+            deepest, squeeze = overlaps(ep)
+            assert deepest > -0.005 and squeeze > -0.010, (task.key, seed)
             for name, b in ep.last.bulbs.items():
                 if b.seated:
                     assert b.plug_to_seat < 1e-9, (task.key, seed, name)

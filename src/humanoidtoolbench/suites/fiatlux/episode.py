@@ -23,6 +23,7 @@ from ...control.base import BasePose, Controller
 from ...control.contract import get as get_contract
 from ...control.joint_position import JOINT_NAMES, JOINT_POSITION_V1, Q0_VECTOR, SCALE
 from ...control.servo import ServoController
+from ...robot.joints import HAND_JOINTS
 from ...sim import scene
 from ...sim.simulation import Simulation
 from ..base import FELL, SUCCESS, Episode, HoldCounter, StepResult
@@ -54,6 +55,16 @@ CARRY_POSE = {
     "right_elbow_joint": 0.5, "right_wrist_roll_joint": -0.5, "right_wrist_pitch_joint": -0.5,
 }
 PALM_SPOT = (0.09, 0.05)  # bulb centre: along the Dex3 hand from the wrist, and off the palm (its -y side)
+# Starts that hold a bulb in the fingers: the right forearm forward, palm up, the glass across the
+# palm between thumb and fingers, the index and middle fingers curled over it as S08's pinch ends.
+GRIP_POSE = {
+    "right_shoulder_pitch_joint": -0.5, "right_shoulder_roll_joint": 0.5, "right_shoulder_yaw_joint": -0.5,
+    "right_elbow_joint": 0.5, "right_wrist_roll_joint": 0.5,
+}
+GRIP_FINGERS = {"right_hand_index_0_joint": 1.0, "right_hand_index_1_joint": 1.2,
+                "right_hand_middle_0_joint": 1.0, "right_hand_middle_1_joint": 1.2}
+GRIP_SPOT = (0.13, 0.06, 0.0)  # glass centre in the right wrist frame; the bulb's axis along the wrist's z
+GRIP_CLOSE, GRIP_SETTLE = 100, 20  # physics steps: the fingers close on the held glass (0.5 s), then it settles free (longer lets it creep out of the frozen hand)
 HAND_LINKS = {side: (f"{side}_wrist_yaw_link", *(f"{side}_hand_{f}_link" for f in (
     "thumb_0", "thumb_1", "thumb_2", "index_0", "index_1", "middle_0", "middle_1"))) for side in ("right", "left")}
 
@@ -115,6 +126,8 @@ class FiatluxEpisode(Episode):
         self._bulb_geoms = {n: m.geom(f"{n}/glass").id for n in BULBS}
         self._hand_ids = {side: [m.body(b).id for b in links] for side, links in HAND_LINKS.items()}
         self._hand_of = {b: (side, k) for side, ids in self._hand_ids.items() for k, b in enumerate(ids)}
+        fingers = [m.joint(n).id for n in HAND_JOINTS["right"]]
+        self._finger_qpos, self._finger_dof = m.jnt_qposadr[fingers], m.jnt_dofadr[fingers]
         self._outline = {b: np.array(props.bulb_vertices(self.scale.bulb(b))).reshape(-1, 3) for b in BULBS}
         pelvis = self._body["pelvis"]
         self._robot_bodies = {b for b in range(m.nbody) if m.body_rootid[b] == m.body_rootid[pelvis]}
@@ -207,10 +220,10 @@ class FiatluxEpisode(Episode):
         mujoco.mj_resetData(m, d)
         xyz, yaw = self._robot_start()
         pose = Q0_VECTOR.copy()
-        carrying = "palm" in (start.old_bulb, start.fresh_bulb)
-        if carrying:
-            for name, v in CARRY_POSE.items():
-                pose[JOINT_NAMES.index(name)] = v
+        where = {b: getattr(start, b) for b in BULBS}
+        carry = (CARRY_POSE if "palm" in where.values() else {}) | (GRIP_POSE | GRIP_FINGERS if "grip" in where.values() else {})
+        for name, v in carry.items():
+            pose[JOINT_NAMES.index(name)] = v
         if self.randomize and not start.pinned:
             xyz[:2] += self.rng.uniform(-JITTER_XY, JITTER_XY, 2)
             yaw += self.rng.uniform(-JITTER_YAW, JITTER_YAW)
@@ -220,12 +233,15 @@ class FiatluxEpisode(Episode):
         self._clear("robot", self._robot_root)
         # On the tread there is little room to step back: enough for a scaled ladder that lifts the
         # carrying hand into the fixture.
-        self._back_off(yaw, most=TREAD_BACK_OFF if self.condition.start.robot == "on_tread" else 0.3)
-        occupant = next((b for b in BULBS if getattr(start, b) == "seated"), None)
+        gripped = [b for b in BULBS if where[b] == "grip"]
+        self._back_off(yaw, most=TREAD_BACK_OFF if self.condition.start.robot == "on_tread" else 0.3, carried=gripped)
+        occupant = next((b for b in BULBS if where[b] == "seated"), None)
         for bulb in BULBS:
-            self._place_bulb(bulb, getattr(start, bulb))
-            if getattr(start, bulb) != "seated":
+            self._place_bulb(bulb, where[bulb])
+            if where[bulb] not in ("seated", "grip"):
                 self._clear(bulb, self.free_adr[bulb][0], most=0.1)
+        for bulb in gripped:
+            self._settle_grip(bulb)
         mujoco.mj_forward(m, d)
         self.seat.reset(occupant)
         self._start_stage(0)
@@ -251,14 +267,26 @@ class FiatluxEpisode(Episode):
                     if (m.geom_bodyid[d.contact[i].geom[0]] in mine) != (m.geom_bodyid[d.contact[i].geom[1]] in mine)),
                    default=0.0)
 
-    def _back_off(self, yaw: float, step: float = 0.02, most: float = 0.3) -> None:
+    def _back_off(self, yaw: float, step: float = 0.02, most: float = 0.3, carried: list[str] = ()) -> None:
         """Step the robot back along its heading until it stands clear of the furniture in front
-        (the G1's hanging hands reach about 0.4 m ahead of its pelvis)."""
+        (the G1's hanging hands reach about 0.4 m ahead of its pelvis); `carried` bulbs go along in
+        the hand, clear of the furniture all along the fingers' sweep from open (as the grip's settle starts) to closed."""
+        d = self.data
         back = -np.array([math.cos(yaw), math.sin(yaw)]) * step
+        mine = self._robot_bodies | {self._body[b] for b in carried}
+        closed = d.qpos[self._finger_qpos].copy()
+        hands = [closed * k for k in np.linspace(0.0, 1.0, 5)] if carried else [closed]  # the fingers' sweep
         for _ in range(round(most / step)):
-            if self._penetration(self._robot_bodies) <= 0.0:
+            for bulb in carried:
+                self._place_bulb(bulb, "grip")
+            depth = 0.0
+            for fingers in hands:
+                d.qpos[self._finger_qpos] = fingers
+                depth = max(depth, self._penetration(mine))
+            d.qpos[self._finger_qpos] = closed
+            if depth <= 0.0:
                 return
-            self.data.qpos[self._robot_root : self._robot_root + 2] += back
+            d.qpos[self._robot_root : self._robot_root + 2] += back
 
     def _place_bulb(self, bulb: str, where: str) -> None:
         d = self.data
@@ -278,6 +306,13 @@ class FiatluxEpisode(Episode):
             axis = np.array([math.cos(self.crate_yaw), math.sin(self.crate_yaw), 0.0])
             centre = np.array([*self.crate_pos, props.CRATE_FLOOR + 0.0396 * size + 0.001])
             pos, quat = centre - axis * props.BULB_CENTRE * size, q
+        elif where == "grip":  # across the right palm; `_settle_grip` closes the fingers on it
+            mujoco.mj_kinematics(self.model, d)
+            wrist = self._hand_ids["right"][0]
+            R = d.xmat[wrist].reshape(3, 3)
+            quat = np.zeros(4)
+            mujoco.mju_quatZ2Vec(quat, R[:, 2])
+            pos = d.xpos[wrist] + R @ np.array(GRIP_SPOT) - R[:, 2] * props.BULB_CENTRE * size
         else:  # resting on the right palm, lying across it
             palm = self._hand_ids["right"][0]
             R = d.xmat[palm].reshape(3, 3)
@@ -289,6 +324,23 @@ class FiatluxEpisode(Episode):
         d.qpos[qa : qa + 3] = pos
         d.qpos[qa + 3 : qa + 7] = quat
         d.qvel[va : va + 6] = 0.0
+
+    def _settle_grip(self, bulb: str) -> None:
+        """Close the right fingers on `bulb` by physics, the rest of the scene held where it starts:
+        first with the bulb held too, so the fingers reach the glass, then with it free, so it comes
+        to rest in the grip under its weight. The fingers press as their servos' angle error asks."""
+        m, d = self.model, self.data
+        qa, va = self.free_adr[bulb]
+        d.qpos[self._finger_qpos] = 0.0  # open; the targets stay closed
+        free_q, free_v = np.zeros(m.nq, bool), np.zeros(m.nv, bool)
+        free_q[self._finger_qpos], free_v[self._finger_dof] = True, True
+        held = d.qpos.copy()
+        for k in range(GRIP_CLOSE + GRIP_SETTLE):
+            if k == GRIP_CLOSE:
+                free_q[qa : qa + 7], free_v[va : va + 6] = True, True
+            mujoco.mj_step(m, d)
+            d.qpos[~free_q], d.qvel[~free_v] = held[~free_q], 0.0
+        d.time = 0.0
 
     # -- per step ----------------------------------------------------------------------
     def _hand_contacts(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:

@@ -29,8 +29,8 @@ TIPPED, DROPPED, CRUSHED, UNSEATED = "ladder_tipped", "dropped", "crushed", "bul
 class Start:
     robot: str  # a placement rule of episode.py
     ladder: str  # "zone" (its own zone, random yaw) or "anchor" (beside the fixture, facing it)
-    old_bulb: str  # "seated", "palm", "crate"
-    fresh_bulb: str  # "bench", "palm", "seated"
+    old_bulb: str  # "seated", "grip" (in the right hand's fingers), "palm" (lying on the right hand), "crate"
+    fresh_bulb: str  # "bench", "grip", "seated"
     pinned: bool = False
 
 
@@ -97,11 +97,11 @@ TASKS: tuple[FiatluxTask, ...] = (
        ("old_bulb_unseated", "old_bulb_held", "old_bulb_raised", "standing", "ladder_vertical"), 0.5,
        (TIPPED, DROPPED, CRUSHED), (OLD_FLOOR,)),
     _s("S04", "Climb down the ladder holding the old bulb.",
-       Start("on_tread", "anchor", "palm", "bench", pinned=True),
+       Start("on_tread", "anchor", "grip", "bench", pinned=True),
        ("descended", "old_bulb_held", "old_bulb_raised", "standing", "ladder_vertical"), 0.0,
        (TIPPED, DROPPED, CRUSHED), (OLD_FLOOR,)),
     _s("S05", "Carry the old bulb to the crate.",
-       Start("beside_ladder_facing_crate", "anchor", "palm", "bench", pinned=True),
+       Start("beside_ladder_facing_crate", "anchor", "grip", "bench", pinned=True),
        ("near_crate", "facing_crate", "slow", "old_bulb_held"), 0.0, (DROPPED, CRUSHED), (OLD_FLOOR,)),
     _s("S06", "Drop the old bulb into the crate.",
        Start("at_crate", "anchor", "palm", "bench"),
@@ -114,15 +114,15 @@ TASKS: tuple[FiatluxTask, ...] = (
        ("fresh_bulb_lifted", "fresh_bulb_pinched", "fresh_bulb_gentle", "standing"), 0.5,
        (DROPPED, CRUSHED), (BENCH_DROP,)),
     _s("S09", "Carry the new bulb to the ladder.",
-       Start("at_bench_facing_ladder", "anchor", "crate", "palm", pinned=True),
+       Start("at_bench_facing_ladder", "anchor", "crate", "grip", pinned=True),
        ("near_ladder", "facing_ladder", "slow", "fresh_bulb_held", "ladder_vertical"), 0.0,
        (TIPPED, DROPPED, CRUSHED), (FRESH_FLOOR,)),
     _s("S10", "Climb the ladder holding the new bulb.",
-       Start("floor_at_steps", "anchor", "crate", "palm", pinned=True),
+       Start("floor_at_steps", "anchor", "crate", "grip", pinned=True),
        ("on_tread", "fresh_bulb_held", "fresh_bulb_high", "standing", "ladder_vertical"), 0.0,
        (TIPPED, DROPPED, CRUSHED), (FRESH_FLOOR,)),
     _s("S11", "Put the new bulb into the fixture.",
-       Start("on_tread", "anchor", "crate", "palm", pinned=True),
+       Start("on_tread", "anchor", "crate", "grip", pinned=True),
        ("fresh_bulb_seated", "fresh_bulb_at_rest", "fresh_bulb_released", "standing", "ladder_vertical"), 1.0,
        (TIPPED, CRUSHED)),
     _s("S12", "Climb down the ladder.",

@@ -1,0 +1,53 @@
+"""Starts that carry a bulb hold it in the right hand's fingers by physics (never welded)."""
+
+import numpy as np
+import pytest
+
+from humanoidtoolbench.suites.fiatlux import gates
+from humanoidtoolbench.suites.fiatlux.subtasks import TASKS
+from humanoidtoolbench.suites.fiatlux.suite import SUITE
+
+GRIPPED = [(t, b) for t in TASKS for b in ("old_bulb", "fresh_bulb") if getattr(t.start, b) == "grip"]
+
+
+def episode(task, seed, controller="servo"):
+    ep = SUITE.make_episode(task, seed, SUITE.make_controller(controller), "fast")
+    ep.reset()
+    return ep
+
+
+def test_the_carrying_subtasks_start_with_a_grip():
+    assert sorted(t.key for t, _ in GRIPPED) == ["S04", "S05", "S09", "S10", "S11"]
+    assert all(t.start.pinned for t, _ in GRIPPED)
+
+
+@pytest.mark.parametrize("task,bulb", GRIPPED, ids=[t.key for t, _ in GRIPPED])
+@pytest.mark.parametrize("seed", [0, 3])
+def test_the_bulb_is_gripped_at_reset_and_not_crushed(task, bulb, seed):
+    ep = episode(task, seed)
+    b = ep.last.bulbs[bulb]
+    assert gates.CONJUNCTS[f"{bulb}_held"](ep.last)
+    assert gates.HELD_FORCE < b.right_force and b.grip_force < gates.GLASS_LIMIT
+    assert b.hand_bodies_over_1n >= 2  # fingers and palm, not the bulb's weight on one body
+    if f"{bulb}_held" in task.gate:
+        assert ep.stage_conjuncts[f"{bulb}_held"]
+
+
+def test_a_pinned_grip_start_is_the_same_every_reset():
+    task, bulb = GRIPPED[1]
+    a, b = episode(task, 2), episode(task, 2)
+    np.testing.assert_array_equal(a.data.qpos, b.data.qpos)
+    a.reset()
+    np.testing.assert_array_equal(a.data.qpos, b.data.qpos)
+
+
+@pytest.mark.parametrize("key", ["S05", "S04"])  # on the floor, and on the top tread
+def test_the_grip_holds_5_s_under_a_zero_balanced_command(key):
+    task, bulb = next((t, b) for t, b in GRIPPED if t.key == key)
+    ep = episode(task, 1, "balanced")
+    c, d = ep.controller, ep.data
+    row = np.concatenate([d.ctrl[c._slot_act].copy(), [0.74, 0.0, 0.0, 0.0, 0.0]])
+    for _ in range(250):
+        assert ep.step(row).outcome is None
+        b = ep.last.bulbs[bulb]
+        assert b.right_force > gates.HELD_FORCE and b.grip_force < gates.GLASS_LIMIT
