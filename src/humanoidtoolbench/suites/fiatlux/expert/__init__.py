@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...toolbench.expert.kinematics import Kinematics
-from ...toolbench.expert.skills import advance
+from ...toolbench.expert.skills import Observation, PlanFollower
 from .common import context, observe
 from . import dispose, grab, navigate, remove
 
@@ -22,13 +21,10 @@ CHUNK = 5  # rows per request: 0.1 s between observations
 PLANS = {"S03": remove.plan, "S06": dispose.plan, "S08": grab.plan, **dict.fromkeys(navigate.ERRANDS, navigate.plan)}
 
 
-class Expert:
-    def __init__(self) -> None:
-        self.kin = Kinematics()
-        self.ctx = None
-        self.plan = None
+class Expert(PlanFollower):
+    chunk = CHUNK
 
-    def __call__(self, request: dict) -> np.ndarray:
+    def observe(self, request: dict) -> Observation:
         world = request.get("privileged")
         if world is None:
             raise RuntimeError("the Fiatlux expert needs privileged simulator state; run it in process with htb-eval --policy expert")
@@ -36,12 +32,16 @@ class Expert:
             raise RuntimeError(f"the Fiatlux expert runs under --controller balanced only, not {world['controller']}")
         if world["subtask"] not in PLANS:
             raise RuntimeError(f"the Fiatlux expert solves {', '.join(PLANS)}; not {world['subtask']}")
-        if request["history"].get("reset", False) or self.ctx is None:
-            self.ctx = context(self.kin, world)
-            self.plan = PLANS[world["subtask"]](self.ctx)
-        else:
-            self.ctx.obs = observe(world)
-        return advance(self.plan, CHUNK, lambda: self.ctx.cmd.copy())
+        return observe(world)
+
+    def start(self, request: dict):
+        self.observe(request)  # the checks above
+        world = request["privileged"]
+        ctx = context(self.kin, world)
+        return ctx, PLANS[world["subtask"]](ctx)
+
+    def row(self) -> np.ndarray:
+        return self.ctx.cmd.copy()  # the heading flag as the plan left it (turns in place hold it)
 
 
 _expert: Expert | None = None

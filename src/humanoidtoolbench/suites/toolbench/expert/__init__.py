@@ -13,31 +13,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kinematics import Kinematics
 from .plans import plan_for
-from .skills import Context, Observation, advance
+from .skills import Context, Observation, PlanFollower
 
 POLICY_NAME = "expert"
 PRIVILEGED = True
 CHUNK = 5  # rows per request: 0.1 s between observations
 
 
-class Expert:
-    def __init__(self) -> None:
-        self.kin = Kinematics()
-        self.ctx: Context | None = None
-        self.plan = None
+class Expert(PlanFollower):
+    chunk = CHUNK
 
-    def __call__(self, request: dict) -> np.ndarray:
+    def observe(self, request: dict) -> Observation:
         if "privileged" not in request:
             raise RuntimeError("the expert needs privileged simulator state; run it in process with htb-eval --policy expert")
-        obs = Observation(np.asarray(request["state"]["states"], dtype=np.float64)[0], request["privileged"])
-        if request["history"].get("reset", False) or self.ctx is None:
-            self.ctx = Context(self.kin, obs)
-            self.plan = plan_for(self.ctx)
-        else:
-            self.ctx.obs = obs
-        return advance(self.plan, CHUNK, self.ctx.row)
+        return Observation(np.asarray(request["state"]["states"], dtype=np.float64)[0], request["privileged"])
+
+    def start(self, request: dict):
+        ctx = Context(self.kin, self.observe(request))
+        return ctx, plan_for(ctx)
 
 
 _expert: Expert | None = None

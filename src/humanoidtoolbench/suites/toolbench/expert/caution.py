@@ -54,6 +54,7 @@ class Caution:
     pull_stand_back: float = 0.0  # m further from the bench to stand for a pull (a longer stroke for the arm)
     release: float = 0.0  # m the hook moves on past the ball after a pull, before it lifts
     pull_on_ring_line: bool = False  # a pull keeps the hook on the ring's line rather than following the ball
+    clip_start: bool = False  # the first command is clipped to the action table (a settled free robot's fingers rest a hair past their limits)
 
 
 STANDING_HEIGHT = 0.7  # pelvis commands below this are low (the work posture is 0.66)
@@ -78,6 +79,7 @@ CAUTIONS = {
         work_lead=0.03,
         pull_stand_back=0.08,
         push_stand_ahead=0.10,
+        clip_start=True,
         approach_gap=0.04,
         release=0.04,
         pull_on_ring_line=True,

@@ -57,11 +57,12 @@ class Context:
     def __init__(self, kin: Kinematics, obs: Observation) -> None:
         self.kin = kin
         self.obs = obs
-        # Inside the action table: a settled free robot's fingers rest a hair past their limits.
-        space = contract.DECOUPLED_V1.action_space()
-        self.cmd = np.clip(contract.hold_action(obs.state), space.low, space.high)
-        self.cmd[34], self.cmd[35] = 1.0, HEADING  # always hold the heading
         self.caution = caution_for(obs.world.get("controller"))
+        self.cmd = contract.hold_action(obs.state)
+        if self.caution.clip_start:
+            space = contract.DECOUPLED_V1.action_space()
+            self.cmd = np.clip(self.cmd, space.low, space.high)
+        self.cmd[34], self.cmd[35] = 1.0, HEADING  # always hold the heading
         self.carrying = False  # set by the plans while the tool is in hand
 
     def row(self) -> np.ndarray:
@@ -111,14 +112,37 @@ def wait(ctx: Context, seconds: float) -> Steps:
         yield
 
 
-def advance(plan: Steps, steps: int, row) -> np.ndarray:
-    """The next `steps` rows of a plan: one plan step each, then `row()` (the command it left); a
-    finished plan holds its last command."""
-    out = []
-    for _ in range(steps):
-        next(plan, None)
-        out.append(row())
-    return np.array(out)
+class PlanFollower:
+    """A scripted policy: a plan (a generator of skill steps) started on an episode's first request,
+    fed each later request's observation, `chunk` rows per request; a finished plan holds its last
+    command. Subclasses say how a request starts a plan and what it observes."""
+
+    chunk = 5  # rows per request: 0.1 s between observations
+
+    def __init__(self) -> None:
+        self.kin = Kinematics()
+        self.ctx: Context | None = None
+        self.plan: Steps | None = None
+
+    def start(self, request: dict) -> tuple[Context, Steps]:
+        raise NotImplementedError
+
+    def observe(self, request: dict) -> Observation:
+        raise NotImplementedError
+
+    def row(self) -> np.ndarray:
+        return self.ctx.row()
+
+    def __call__(self, request: dict) -> np.ndarray:
+        if request["history"].get("reset", False) or self.ctx is None:
+            self.ctx, self.plan = self.start(request)
+        else:
+            self.ctx.obs = self.observe(request)
+        rows = []
+        for _ in range(self.chunk):
+            next(self.plan, None)
+            rows.append(self.row())
+        return np.array(rows)
 
 
 def glide(ctx: Context, targets: dict[int, float] | tuple[slice, np.ndarray], seconds: float) -> Steps:
