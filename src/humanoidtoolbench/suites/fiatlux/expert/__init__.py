@@ -44,11 +44,4 @@ class Expert(PlanFollower):
         return self.ctx.cmd.copy()  # the heading flag as the plan left it (turns in place hold it)
 
 
-_expert: Expert | None = None
-
-
-def predict(request: dict) -> np.ndarray:
-    global _expert
-    if _expert is None:
-        _expert = Expert()
-    return _expert(request)
+predict = Expert.predictor()

@@ -34,11 +34,4 @@ class Expert(PlanFollower):
         return ctx, plan_for(ctx)
 
 
-_expert: Expert | None = None
-
-
-def predict(request: dict) -> np.ndarray:
-    global _expert
-    if _expert is None:
-        _expert = Expert()
-    return _expert(request)
+predict = Expert.predictor()

@@ -133,6 +133,18 @@ class PlanFollower:
     def row(self) -> np.ndarray:
         return self.ctx.row()
 
+    @classmethod
+    def predictor(cls):
+        """A module's `predict`: one follower, made on the first request (its kinematics load then)."""
+        made: list[PlanFollower] = []
+
+        def predict(request: dict) -> np.ndarray:
+            if not made:
+                made.append(cls())
+            return made[0](request)
+
+        return predict
+
     def __call__(self, request: dict) -> np.ndarray:
         if request["history"].get("reset", False) or self.ctx is None:
             self.ctx, self.plan = self.start(request)
