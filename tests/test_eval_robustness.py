@@ -86,11 +86,21 @@ def run_cli(args: list[str]) -> int:
 # -- Ctrl-C -------------------------------------------------------------------
 
 
+def interruptible(cmd: list[str]) -> subprocess.Popen:
+    """Start `cmd` with Ctrl-C enabled: a child inherits an ignored SIGINT (some library a test loaded
+    earlier in this process may have ignored it) and, as a background job, keeps ignoring it."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def test_ctrl_c_during_the_preflight_is_one_line_and_exit_130(tmp_path):
     with stalling_server() as (port, reached):
         cmd = [sys.executable, "-m", "humanoidtoolbench.cli.eval", "--host", "127.0.0.1", "--port", str(port),
                *FAST, "--output", str(tmp_path / "out")]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = interruptible(cmd)
         try:
             assert reached.wait(120), "htb-eval never asked the server for /info"
             proc.send_signal(signal.SIGINT)
