@@ -234,8 +234,8 @@ class BalancedController(FloatingBaseController):
         torque turns the pelvis back), shared between the planted legs so double support is not
         fed back twice.
         """
-        tn, sch = self.tuning, self.schedule
-        planted = [other(sch.swing)] if sch.phase == "single" else list(SIDES)
+        tn = self.tuning
+        planted = self._planted()
         measured = data.qpos[self._scene_qpos[self._ik_leg_qpos]]
         k_roll, k_pitch, rate = tn.attitude
         pelvis_roll, pelvis_pitch = _roll_pitch(data.xmat[self._pelvis])
@@ -250,11 +250,16 @@ class BalancedController(FloatingBaseController):
             tau[i + 1] += (k_roll * pelvis_roll + rate * w[0]) / len(planted)
         return target, tau
 
+    def _planted(self) -> list[str]:
+        """The feet on the floor now: the stance foot in single support, else both."""
+        sch = self.schedule
+        return [other(sch.swing)] if sch.phase == "single" else list(SIDES)
+
     def _dcm_shift(self, data: mujoco.MjData, com: np.ndarray, com_vel: np.ndarray, omega: float) -> np.ndarray:
         """How far to move the ZMP for the measured DCM's error from the planned one, each taken
         from the planted feet (the stance foot, or both)."""
         tn, sch = self.tuning, self.schedule
-        planted = [other(sch.swing)] if sch.phase == "single" else list(SIDES)
+        planted = self._planted()
         measured = np.mean([self._measured_foot(data, s) for s in planted], axis=0)
         planned = np.mean([sch.feet[s][:2] for s in planted], axis=0)
         error = (com + com_vel / omega - measured) - (self.com.position + self.com.velocity / omega - planned)
