@@ -19,6 +19,7 @@ from humanoidtoolbench.robot.joints import BY_NAME
 from humanoidtoolbench.sim.scene import Room, add_robot, new_spec
 from humanoidtoolbench.sim.simulation import Simulation, home_upper_pose, robot_in_room
 from humanoidtoolbench.suites.base import FELL
+from humanoidtoolbench.suites.fiatlux.balance import FiatluxBalancedController
 from humanoidtoolbench.suites.toolbench.episode import TaskEpisode
 
 HZ = 50
@@ -87,6 +88,19 @@ def test_walking_alternates_the_feet_and_the_base_follows_the_command():
     left_up = ~np.array(touching[FEET[0]])
     right_up = ~np.array(touching[FEET[1]])
     assert not (left_up & right_up).any()  # never both in the air
+
+
+def test_walking_backwards_covers_the_commanded_distance():
+    start = robot_in_room(BalancedController()).base_pose()
+    sim = simulate(3.0, row(vx=-0.3))
+    moved = start.x - sim.base_pose().x
+    assert 0.75 <= moved <= 1.05, moved  # 0.9 m +- 0.15 for 3 s at -0.3 m/s
+
+
+def test_only_the_stiff_robot_leads_its_swinging_leg():
+    """The swing lead is the stiff variant's; the Fiatlux soft-servo robot keeps none (its walking is tuned without it)."""
+    assert BalancedController().tuning.swing_lead > 0.0
+    assert FiatluxBalancedController().tuning.swing_lead == 0.0
 
 
 def test_a_heading_command_turns_the_robot_and_holds_it():

@@ -82,7 +82,18 @@ class Tuning:
     flat_feet: float = 0.0  # share of a planted foot's measured tilt taken out of its ankle targets per command
     attitude: tuple[float, float, float] = (0.0, 0.0, 0.0)  # pelvis roll, pitch (N m/rad) and rate (N m s/rad) gains on the planted hips
     idle_capture: bool = False  # capture-point stepping also in the steps to a stop (soft servos need it)
+    swing_lead: float = 0.0  # share of the servo damping at the planned velocity a swinging leg's targets carry, while vx or vy asks for motion
     ground_from_spawn: bool = False  # stand on the surface under the spawn point (a ladder's tread), not z = 0
+
+
+# The stiff `balanced` variant's tuning. With no damping lead on the swinging leg, its servo
+# damping (kd / kp = 67 ms) held the foot 2-12 cm behind its plan in mid-swing and the pelvis
+# pitched 0.02-0.08 rad towards the walk; a foot stepping backwards touched down 1-9 cm short of
+# its landing point (forward, 2-4 cm long), so vx -0.3 m/s covered 0.60 m in 3 s and +0.3 0.79 m.
+# The full lead overshoots both ways (landings 3-15 cm long; 0.86 / 0.98 m); 0.7 of it covers
+# 0.78 / 0.91 m. Turning and in-place steps keep none: with it, a heading hold wandered 0.066 rad,
+# and the steps to a stop in the low work posture spun up and fell.
+STIFF = Tuning(swing_lead=0.7)
 
 
 @lru_cache(maxsize=4)
@@ -104,7 +115,7 @@ class BalancedController(FloatingBaseController):
     name = "balanced"
     variant = "balanced"
 
-    def __init__(self, tuning: Tuning = Tuning(), timing: Timing = Timing()) -> None:
+    def __init__(self, tuning: Tuning = STIFF, timing: Timing = Timing()) -> None:
         self.tuning = tuning
         self.timing = timing
         self.ground = 0.0  # m: the surface the feet stand on; heights and the pendulum count from it
@@ -213,8 +224,9 @@ class BalancedController(FloatingBaseController):
         torques = self.ff.torques(q, share, cop, self.com.acceleration, self.ground)
         tau = torques[self._ik_leg_dof]
         damping = self._leg_kd * self.ik.velocity[self._ik_leg_dof]
-        if sch.phase == "single":  # a swinging leg follows its plan without the damping lead
-            damping[slice(0, 6) if sch.swing == "left" else slice(6, 12)] = 0.0
+        if sch.phase == "single":  # a swinging leg's damping lead: a share of the full one, while translating
+            lead = tn.swing_lead if max(abs(velocity[0]), abs(velocity[1])) > IDLE else 0.0
+            damping[slice(0, 6) if sch.swing == "left" else slice(6, 12)] *= lead
         target = q[self._ik_leg_qpos]
         if tn.flat_feet or any(tn.attitude):
             target, tau = self._stabilise(data, target.copy(), tau.copy())
