@@ -21,8 +21,9 @@ Per 50 Hz command:
 5. Leg servo targets: the control robot's joints, plus the static and
    planned-acceleration torques (the floor's force shared between the feet
    at centres of pressure placed for the ZMP reference, `StaticFeedforward`)
-   and, for supporting legs, the servo damping at the planned joint velocity,
-   both divided by the servo stiffness. Upper-body slots go to their servos,
+   and, for supporting legs, the servo damping at the planned joint velocity
+   (a share of it for a swinging leg while walking: `swing_lead`), both
+   divided by the servo stiffness. Upper-body slots go to their servos,
    offset by their gravity torques over the servo stiffness.
 
 The standing robot is the same loop with no footsteps.
