@@ -174,6 +174,7 @@ class FiatluxEpisode(Episode):
         props.add_ladder(spec, "ladder", [*self.ladder_pos, 0.0], self.ladder_yaw, self.scale.ladder)
         for bulb in BULBS:
             props.add_bulb(spec, bulb, [0.0, 0.0, 3.0 + BULBS.index(bulb)], [1, 0, 0, 0], self.scale.bulb(bulb))
+        props.add_seat_contacts(spec, BULBS)
         scene.add_robot(spec, self.controller, detail)
         add_sensors(spec.body("torso_link"))
         if self.randomize:  # hand friction, per layout
