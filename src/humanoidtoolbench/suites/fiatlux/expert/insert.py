@@ -6,9 +6,9 @@ S03's in reverse: leaning as the pinch does, the hand turns the bulb's axis
 onto the socket's and brings the cap to a standoff out along that axis,
 corrects from the measured bulb, then slides the cap in along the axis in
 short pieces, each corrected across the axis, until the seat captures it.
-The magnet then holds the bulb; the index and middle fingers open, and after
-the gate's hold the hand draws back along the axis, off the glass, and the
-robot holds still.
+The magnet then holds the bulb; the index and middle fingers open, the hand
+draws back along the axis, off the glass, and the robot holds still while
+the bulb comes to rest on its cap.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ STANDOFF = 0.06  # m: the cap this far out along the socket's axis before it goe
 STEP_IN = 0.01  # m along the axis per corrected piece of the final approach
 DEPTH = 0.003  # m past the seat: the capture window is 0.004 m either side of it
 CORRECTIONS = 3  # at the standoff, from the measured bulb
-SETTLE = 1.5  # s, open-handed before withdrawing: past the 1.0 s hold
+SETTLE = 0.3  # s, open-handed before withdrawing: the magnet takes the bulb's weight
 WITHDRAW = 0.12  # m back along the axis: the open hand clears the glass's tip
 BULB = "fresh_bulb"
 
@@ -68,9 +68,6 @@ def plan(ctx: Context) -> Steps:
         yield from _correct(ctx, hand, seat + depth * out, seconds=0.4)
     yield from wait(ctx, 0.3)
     yield from glide(ctx, {ctx.slot(f"right_hand_{f}_joint"): 0.0 for f in FINGERS}, 0.6)
-    # The open hand stays round the glass, touching it under the gate's 1 N, until the gate's
-    # second has passed: a ceiling bulb left alone rocks on the socket's back plate (up to
-    # 0.85 rad/s on S12's start, seed 0), above the 0.10 rad/s of "at rest".
     yield from wait(ctx, SETTLE)
     yield from move(ctx, "right", hand, ctx.commanded_kinematics().point("right", offset) + WITHDRAW * out, 1.5, pieces=6)
     yield from hold_still(ctx)
