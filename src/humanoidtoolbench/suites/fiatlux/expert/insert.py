@@ -28,6 +28,7 @@ STEP_IN = 0.01  # m along the axis per corrected piece of the final approach
 DEPTH = 0.003  # m past the seat: the capture window is 0.004 m either side of it
 CORRECTIONS = 3  # at the standoff, from the measured bulb
 SETTLE = 0.3  # s, open-handed before withdrawing: the magnet takes the bulb's weight
+CLEAR = 0.07  # m sideways, palm away from the glass, before drawing back
 WITHDRAW = 0.12  # m back along the axis: the open hand clears the glass's tip
 BULB = "fresh_bulb"
 
@@ -69,6 +70,9 @@ def plan(ctx: Context) -> Steps:
     yield from wait(ctx, 0.3)
     yield from glide(ctx, {ctx.slot(f"right_hand_{f}_joint"): 0.0 for f in FINGERS}, 0.6)
     yield from wait(ctx, SETTLE)
+    # Off the glass sideways first, the palm away from it: drawn straight back along the axis the
+    # open hand passes over the widening glass and pulls the bulb out of the magnet's 1.5 N.
+    yield from move(ctx, "right", hand, ctx.commanded_kinematics().point("right", offset) - CLEAR * left, 1.0, pieces=4)
     yield from move(ctx, "right", hand, ctx.commanded_kinematics().point("right", offset) + WITHDRAW * out, 1.5, pieces=6)
     yield from hold_still(ctx)
 
