@@ -174,6 +174,24 @@ def test_a_seated_bulb_is_held_against_gravity(seated_episode):
     assert b.seated and b.seat_lateral < 0.015 and b.seat_tilt < 0.2
 
 
+@pytest.mark.parametrize("seed", [0, 3])  # a ceiling socket, a wall socket
+def test_a_seated_bulb_left_alone_comes_to_rest_on_its_cap(seed):
+    """The magnet presses the cap on the back plate; a one-point contact there used to rock the
+    hanging bulb ever faster (0.85 rad/s after 2.4 s), so nothing could pass the at-rest conjunct."""
+    from humanoidtoolbench.suites.fiatlux import SUITE
+
+    ep = SUITE.make_episode(BY_KEY["S12"], seed, SUITE.make_controller("balanced"), "fast")
+    ep.reset()
+    c = ep.controller
+    stand = np.concatenate([ep.data.ctrl[c._slot_act].copy(), [0.74, 0.0, 0.0, 0.0, 0.0]])  # the robot stands still
+    spins = []
+    for _ in range(150):
+        ep.step(stand)
+        spins.append(float(np.linalg.norm(ep.last.bulbs["fresh_bulb"].ang_vel)))
+    b = ep.last.bulbs["fresh_bulb"]
+    assert b.seated and max(spins[-50:]) < gates.REST_SPIN and gates.CONJUNCTS["fresh_bulb_at_rest"](ep.last)
+
+
 def test_drop_and_crush_terminations_fire_at_their_floors_and_at_50_newtons():
     s03, s08 = BY_KEY["S03"], BY_KEY["S08"]
     assert termination(s03, snap(old=bulb(centre=np.array([0, 0, 0.1501])))) is None

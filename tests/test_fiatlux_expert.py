@@ -1,6 +1,6 @@
 """The Fiatlux scripted expert under `--controller balanced`: it picks the fresh bulb up (S08), drops
 the old one into the crate (S06), takes the old one out of the fixture from the ladder's top tread
-(S03) and refuses what it cannot run, in one line."""
+(S03), puts the fresh one in (S11) and refuses what it cannot run, in one line."""
 
 from __future__ import annotations
 
@@ -55,6 +55,17 @@ def test_the_expert_takes_the_old_bulb_out_of_the_fixture_on_the_tread():
     assert 1.0 < peak < GLASS_LIMIT
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [0, 3])  # a ceiling socket, a wall one
+def test_the_expert_seats_the_fresh_bulb_and_lets_go(seed):
+    """S11 from the top tread: the cap goes in along the socket's axis, the seat captures it, the
+    fingers let go (under 1 N) and the bulb rests seated for 1 s, the robot standing, within 16 s."""
+    result, peak = run("S11", seed, 800)
+    assert result.outcome == "success" and result.success
+    assert result.metrics["gate_fresh_bulb_seated"] and result.metrics["gate_fresh_bulb_released"]
+    assert peak < GLASS_LIMIT
+
+
 def test_the_balanced_controller_stands_on_the_tread_it_starts_on():
     """An on-tread start: the controller takes the tread as its ground, so the feet are planned
     on it (not 1.18 m lower, on the floor) and the robot keeps standing there."""
@@ -87,7 +98,7 @@ def test_privileged_state_carries_what_the_expert_reads():
     [
         ({"history": {"reset": True}}, "needs privileged simulator state"),
         ({"privileged": {"controller": "servo", "subtask": "S08"}, "history": {"reset": True}}, "--controller balanced only"),
-        ({"privileged": {"controller": "balanced", "subtask": "S11"}, "history": {"reset": True}}, "not S11"),
+        ({"privileged": {"controller": "balanced", "subtask": "S12"}, "history": {"reset": True}}, "not S12"),
     ],
 )
 def test_the_expert_refuses_what_it_cannot_run_in_one_line(request_, message):

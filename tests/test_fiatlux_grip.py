@@ -33,6 +33,23 @@ def test_the_bulb_is_gripped_at_reset_and_not_crushed(task, bulb, seed):
         assert ep.stage_conjuncts[f"{bulb}_held"]
 
 
+@pytest.mark.parametrize("seed,mount", [(0, "ceiling"), (3, "wall")])
+def test_the_cap_points_out_of_the_hand_the_way_the_socket_takes_it(seed, mount):
+    """The bulb's axis lies along the socket's (cap up under a ceiling socket, forward at a wall one)
+    and the cap lies beyond the centre of every hand collision geom that way, so the hand can
+    present it to the seat (cap first, the fingers behind it)."""
+    ep = episode(next(t for t, _ in GRIPPED if t.key == "S11"), seed)
+    assert ep.layout.fixture.mount == mount
+    d, m = ep.data, ep.model
+    R = d.xmat[m.body("fresh_bulb").id].reshape(3, 3)
+    world = ep.privileged()
+    assert float(R[:, 2] @ world["seat_axis"]) > np.cos(0.35)  # cap to glass along the socket's out axis
+    cap = -R[:, 2]
+    plug = d.site_xpos[m.site("fresh_bulb/plug").id]
+    hand = [g for g in range(m.ngeom) if m.geom_bodyid[g] in ep._hand_ids["right"] and m.geom_contype[g]]
+    assert max(float((d.geom_xpos[g] - plug) @ cap) for g in hand) < 0.0
+
+
 def test_a_pinned_grip_start_is_the_same_every_reset():
     task, bulb = GRIPPED[1]
     a, b = episode(task, 2), episode(task, 2)
@@ -41,10 +58,10 @@ def test_a_pinned_grip_start_is_the_same_every_reset():
     np.testing.assert_array_equal(a.data.qpos, b.data.qpos)
 
 
-@pytest.mark.parametrize("key", ["S05", "S04"])  # on the floor, and on the top tread
-def test_the_grip_holds_5_s_under_a_zero_balanced_command(key):
+@pytest.mark.parametrize("key,seed", [("S05", 1), ("S04", 1), ("S11", 3)])  # floor, tread; ceiling, wall grip
+def test_the_grip_holds_5_s_under_a_zero_balanced_command(key, seed):
     task, bulb = next((t, b) for t, b in GRIPPED if t.key == key)
-    ep = episode(task, 1, "balanced")
+    ep = episode(task, seed, "balanced")
     c, d = ep.controller, ep.data
     row = np.concatenate([d.ctrl[c._slot_act].copy(), [0.74, 0.0, 0.0, 0.0, 0.0]])
     for _ in range(250):

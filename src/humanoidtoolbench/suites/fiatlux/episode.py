@@ -55,15 +55,21 @@ CARRY_POSE = {
     "right_elbow_joint": 0.5, "right_wrist_roll_joint": -0.5, "right_wrist_pitch_joint": -0.5,
 }
 PALM_SPOT = (0.09, 0.05)  # bulb centre: along the Dex3 hand from the wrist, and off the palm (its -y side)
-# Starts that hold a bulb in the fingers: the right forearm forward, palm up, the glass across the
-# palm between thumb and fingers, the index and middle fingers curled over it as S08's pinch ends.
+# Starts that hold a bulb in the fingers hold it as the pinch of S03 and S08 leaves it: the right
+# hand in front of the pelvis like a handshake (fingers forward, palm facing left, the wrist's z up),
+# the glass between thumb and fingers, the index and middle fingers curled over it. The cap points
+# out of the hand where the layout's socket can take it (`GRIP_AXIS`).
 GRIP_POSE = {
-    "right_shoulder_pitch_joint": -0.5, "right_shoulder_roll_joint": 0.5, "right_shoulder_yaw_joint": -0.5,
-    "right_elbow_joint": 0.5, "right_wrist_roll_joint": 0.5,
+    "right_shoulder_pitch_joint": -0.21, "right_shoulder_roll_joint": -0.02, "right_shoulder_yaw_joint": -0.72,
+    "right_elbow_joint": 1.03, "right_wrist_roll_joint": -0.17, "right_wrist_pitch_joint": -0.85,
+    "right_wrist_yaw_joint": 0.52,
 }
 GRIP_FINGERS = {"right_hand_index_0_joint": 1.0, "right_hand_index_1_joint": 1.2,
                 "right_hand_middle_0_joint": 1.0, "right_hand_middle_1_joint": 1.2}
-GRIP_SPOT = (0.13, 0.06, 0.0)  # glass centre in the right wrist frame; the bulb's axis along the wrist's z
+GRIP_SPOT = (0.13, 0.06, 0.0)  # glass centre in the right wrist frame
+# The bulb's axis (cap to glass) in the right wrist frame, per mount: the cap out of the top of the
+# hand for a ceiling socket (up in the carry), out past the fingertips for a wall one (forward).
+GRIP_AXIS = {"ceiling": (0.0, 0.0, -1.0), "wall": (-1.0, 0.0, 0.0)}
 GRIP_CLOSE, GRIP_SETTLE = 100, 20  # physics steps: the fingers close on the held glass (0.5 s), then it settles free (longer lets it creep out of the frozen hand)
 HAND_LINKS = {side: (f"{side}_wrist_yaw_link", *(f"{side}_hand_{f}_link" for f in (
     "thumb_0", "thumb_1", "thumb_2", "index_0", "index_1", "middle_0", "middle_1"))) for side in ("right", "left")}
@@ -168,6 +174,7 @@ class FiatluxEpisode(Episode):
         props.add_ladder(spec, "ladder", [*self.ladder_pos, 0.0], self.ladder_yaw, self.scale.ladder)
         for bulb in BULBS:
             props.add_bulb(spec, bulb, [0.0, 0.0, 3.0 + BULBS.index(bulb)], [1, 0, 0, 0], self.scale.bulb(bulb))
+        props.add_seat_contacts(spec, BULBS)
         scene.add_robot(spec, self.controller, detail)
         add_sensors(spec.body("torso_link"))
         if self.randomize:  # hand friction, per layout
@@ -306,13 +313,14 @@ class FiatluxEpisode(Episode):
             axis = np.array([math.cos(self.crate_yaw), math.sin(self.crate_yaw), 0.0])
             centre = np.array([*self.crate_pos, props.CRATE_FLOOR + 0.0396 * size + 0.001])
             pos, quat = centre - axis * props.BULB_CENTRE * size, q
-        elif where == "grip":  # across the right palm; `_settle_grip` closes the fingers on it
+        elif where == "grip":  # in the right hand, the cap out; `_settle_grip` closes the fingers on it
             mujoco.mj_kinematics(self.model, d)
             wrist = self._hand_ids["right"][0]
             R = d.xmat[wrist].reshape(3, 3)
+            axis = R @ np.array(GRIP_AXIS[self.layout.fixture.mount])
             quat = np.zeros(4)
-            mujoco.mju_quatZ2Vec(quat, R[:, 2])
-            pos = d.xpos[wrist] + R @ np.array(GRIP_SPOT) - R[:, 2] * props.BULB_CENTRE * size
+            mujoco.mju_quatZ2Vec(quat, axis)
+            pos = d.xpos[wrist] + R @ np.array(GRIP_SPOT) - axis * props.BULB_CENTRE * size
         else:  # resting on the right palm, lying across it
             palm = self._hand_ids["right"][0]
             R = d.xmat[palm].reshape(3, 3)

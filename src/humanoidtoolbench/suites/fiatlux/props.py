@@ -34,6 +34,12 @@ BULB_MERIDIAN = (
 )
 BULB_SEGMENTS = 16
 BULB_CENTRE = 0.115  # m along the axis from the frame: the middle of the glass
+# A convex mesh meets a box at one contact point, so a seated bulb pressed on the back plate by the
+# magnet rocks on that point and the rocking grows. Massless spheres flush with the cap's flat end
+# touch only the back plate and give it a ring of support points, as a real cap's rim does.
+CAP_CONTACTS = 4
+CAP_CONTACT_RADIUS = 0.002  # m
+CAP_CONTACT_RING = 0.0105  # m from the axis, inside the cap's 0.0125 m end
 
 # -- fixture: a socket with a guide sleeve; frame on the seat axis, +z pointing out of the socket --
 SLEEVE_RADIUS = 0.026  # m: the staves' inner faces leave the cap 9 mm of clearance
@@ -112,6 +118,14 @@ def add_bulb(spec: mujoco.MjSpec, name: str, pos, quat, scale: float = 1.0) -> m
         rgba=list(BULB_RGBA[name]), friction=[1.0, 0.01, 0.001], condim=4,
     )
     collision.assign(geom, collision.OBJECT)
+    r = CAP_CONTACT_RADIUS * scale
+    for k in range(CAP_CONTACTS):
+        a = 2 * math.pi * k / CAP_CONTACTS
+        rim = body.add_geom(
+            name=f"{name}/cap{k}", type=mujoco.mjtGeom.mjGEOM_SPHERE, size=[r, 0, 0], density=0.0, group=3,
+            pos=[CAP_CONTACT_RING * scale * math.cos(a), CAP_CONTACT_RING * scale * math.sin(a), BULB_MERIDIAN[0][0] * scale + r],
+        )
+        collision.assign(rim, 0)  # only the explicit pairs of `add_seat_contacts`
     body.add_site(name=f"{name}/plug", pos=[0, 0, PLUG_OFFSET * scale], size=[0.004, 0.004, 0.004])
     return body
 
@@ -137,6 +151,13 @@ def add_fixture(spec: mujoco.MjSpec, pos, quat, mount: str, ceiling: float, scal
                         size=[PENDANT_RADIUS, length / 2, 0], pos=[0, 0, back - 0.006 * scale - length / 2], rgba=list(rgba))
     collision.assign(rod, collision.WORLD)
     return body
+
+
+def add_seat_contacts(spec: mujoco.MjSpec, bulbs) -> None:
+    """Pair each bulb's cap spheres with the fixture's back plate (after both are in the spec)."""
+    for bulb in bulbs:
+        for k in range(CAP_CONTACTS):
+            spec.add_pair(geomname1=f"{bulb}/cap{k}", geomname2="fixture/back", condim=3)
 
 
 def add_crate(spec: mujoco.MjSpec, pos, yaw: float) -> mujoco.MjsBody:
