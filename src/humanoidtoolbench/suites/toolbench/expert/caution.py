@@ -20,7 +20,11 @@ lags its command under the load and then catches up, which flicked balls
 tool; a hook drawn back drifted sideways with the ball in its corner and
 lifted a wedged ball on the way up, so it holds the ring's line and moves on
 past the ball before lifting; and it stands where the arm's stroke is long
-(further back for a pull, ahead along a push).
+(further back for a pull, ahead along a push). A walk's last steps go on
+after its command stops, and a pelvis lowered during them spun the stance
+foot 0.2-0.4 rad (a turned body's hook fell 10 cm short): after a walk it
+stands still before coming down, comes down slowly, and turns back to face
+the bench first if the yaw has slipped (turning in the low posture fell).
 """
 
 from __future__ import annotations
@@ -54,6 +58,9 @@ class Caution:
     pull_stand_back: float = 0.0  # m further from the bench to stand for a pull (a longer stroke for the arm)
     release: float = 0.0  # m the hook moves on past the ball after a pull, before it lifts
     pull_on_ring_line: bool = False  # a pull keeps the hook on the ring's line rather than following the ball
+    settle_walk: float = 0.0  # s to stand after a walk before the pelvis lowers (0: lower at once)
+    lower_time: float = 0.4  # s the pelvis takes to come down from the walking height after a walk
+    face_tol: float | None = None  # rad of yaw off the bench beyond which the robot turns back to face it (None: never)
     clip_start: bool = False  # the first command is clipped to the action table (a settled free robot's fingers rest a hair past their limits)
 
 
@@ -80,6 +87,9 @@ CAUTIONS = {
         pull_stand_back=0.08,
         push_stand_ahead=0.10,
         clip_start=True,
+        settle_walk=1.2,
+        lower_time=1.5,
+        face_tol=0.04,
         approach_gap=0.04,
         release=0.04,
         pull_on_ring_line=True,

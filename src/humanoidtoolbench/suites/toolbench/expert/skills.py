@@ -64,11 +64,12 @@ class Context:
             self.cmd = np.clip(self.cmd, space.low, space.high)
         self.cmd[34], self.cmd[35] = 1.0, HEADING  # always hold the heading
         self.carrying = False  # set by the plans while the tool is in hand
+        self.turning = False  # set by `face_bench`: the heading flag stays on while standing
 
     def row(self) -> np.ndarray:
         """The command to send: the heading flag drops while standing where the caution asks."""
         row = self.cmd.copy()
-        if not self.caution.hold_heading_standing and not row[32:34].any():
+        if not self.caution.hold_heading_standing and not self.turning and not row[32:34].any():
             row[34] = 0.0
         return row
 
@@ -241,7 +242,30 @@ def go_to_bench(ctx: Context, xy) -> Steps:
         yield from walk_to(ctx, (xy[0], away), tol=0.03)
     yield from walk_to(ctx, xy)
     if rise:
-        yield from glide(ctx, {ctx.slot("base_height"): height}, 0.4)
+        if cn.settle_walk > 0.0:
+            yield from wait(ctx, cn.settle_walk)
+        yield from face_bench(ctx)
+        yield from glide(ctx, {ctx.slot("base_height"): height}, cn.lower_time)
+
+
+def face_bench(ctx: Context, timeout: float = 3.0) -> Steps:
+    """Where the caution asks, turn back to face the bench when the yaw has slipped beyond its
+    tolerance: with the heading flag off while standing, a stance foot that spun at a walk's last
+    step stays turned, and an arm reaching from a turned body falls short."""
+    tol = ctx.caution.face_tol
+    if tol is None or abs(yaw_error(ctx)) < tol:
+        return
+    ctx.turning = True
+    for _ in range(round(timeout / CONTROL_DT)):
+        if abs(yaw_error(ctx)) < tol / 2:
+            break
+        yield
+    ctx.turning = False
+
+
+def yaw_error(ctx: Context) -> float:
+    """The measured yaw's difference from facing the bench (wrapped)."""
+    return (ctx.obs.base[3] - HEADING + math.pi) % (2 * math.pi) - math.pi
 
 
 def tool_rotation(tool: dict) -> np.ndarray:
