@@ -9,7 +9,8 @@ waypoint the robot turns in place in small steps, standing briefly after
 each, and plans again from where it stands. Routes are shortest paths through
 a visibility graph of the furniture's footprints, each grown by the room the
 robot needs beside it; the goal is the candidate stand point, near and facing
-the target, that the quickest route (turns counted) reaches.
+the target, that the quickest route (turns counted) reaches. S05 and S09
+carry a bulb in the right fingers the whole way, at the start's grip.
 """
 
 from __future__ import annotations
