@@ -151,6 +151,19 @@ def test_walking_on_the_soft_servos_covers_about_the_commanded_distance_and_stan
     assert p.z > 0.7 and p.tilt < 0.15 and abs(math.remainder(p.yaw - p0.yaw, 2 * math.pi)) < 0.15
 
 
+def test_a_small_turn_while_walking_settles_instead_of_splaying_the_feet():
+    """Walking off with a 0.11 rad right turn: within 6 s the planned feet point the same way again
+    and the heading is reached (with a heading loop faster than a step, the feet stayed 0.2 rad
+    apart, one turned each step, and the robot fell at 9 s)."""
+    ep = episode("balanced")
+    c, d = ep.controller, ep.data
+    target = c.base_pose(d).yaw - 0.11
+    assert _command(ep, lambda t: (0.07, 0.0, 0.5, target), 6.0)
+    feet = c.schedule.feet
+    assert abs(math.remainder(feet["left"][2] - feet["right"][2], 2 * math.pi)) < 0.05
+    assert abs(math.remainder(c.schedule.heading() - target, 2 * math.pi)) < 0.05
+
+
 @pytest.mark.slow
 def test_a_quarter_turn_on_the_soft_servos_reaches_the_heading_and_stands():
     """A heading command of +pi/2 for 14 s (yaw steps of at most 0.2 rad), then the zero command:

@@ -1,15 +1,19 @@
 """The Fiatlux navigation expert: routes keep clear of the furniture, stand points meet the gate's
-distance, and under `--controller balanced` it walks to the fresh bulb (S07)."""
+distance, and under `--controller balanced` it walks to the fresh bulb (S07) and carries the old
+bulb to the crate (S05)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from humanoidtoolbench.control.decoupled_v1 import JOINT_SLOTS
+from humanoidtoolbench.control.joint_position import JOINT_NAMES
 from humanoidtoolbench.suites.findsit.navgrid import Rect
 from humanoidtoolbench.suites.fiatlux import SUITE
 from humanoidtoolbench.suites.fiatlux.expert import CHUNK, Expert
 from humanoidtoolbench.suites.fiatlux.expert import navigate as nav
-from humanoidtoolbench.suites.fiatlux.gates import BULB_APPROACH
+from humanoidtoolbench.suites.fiatlux.episode import GRIP_FINGERS, GRIP_POSE
+from humanoidtoolbench.suites.fiatlux.gates import BULB_APPROACH, LADDER_REACH
 from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY
 
 ROOM = (-4.5, -3.5, 4.5, 4.7)
@@ -63,3 +67,45 @@ def test_the_expert_walks_to_the_fresh_bulb():
             break
     assert result.outcome == "success" and result.success
     assert result.metrics["pelvis_z"] > 0.6
+
+
+def test_stand_points_by_the_ladder_are_within_the_gate_and_clear_of_it():
+    """S09: the gate counts 0.85 m from the ladder's origin, so only points beside its long sides,
+    clear of its footprint by the route's clearance, will do; a route reaches one."""
+    w = world("S09", 0)
+    rects = nav.footprints(w)
+    aim = nav.target_point(w, nav.ERRANDS["S09"])
+    points = nav.stand_points(w, nav.ERRANDS["S09"], rects)
+    assert points
+    for p in points:
+        assert np.linalg.norm(p - aim) < LADDER_REACH - nav.GOAL_TOL
+        assert rects["ladder"].distance(p) >= nav.CLEARANCE["ladder"]
+    assert nav.best_route(w, nav.ERRANDS["S09"]) is not None
+
+
+def test_a_carrying_errand_commands_the_grip_the_start_set():
+    """S05 starts with the old bulb in the right fingers: the expert's rows keep the arm and finger
+    targets of that grip (beyond the glass, where the measured fingers stopped)."""
+    ep = SUITE.make_episode(BY_KEY["S05"], 0, SUITE.make_controller("balanced"), "fast")
+    ep.reset()
+    rows = Expert()({"privileged": ep.privileged(), "history": {"reset": True}, "state": {}})
+    measured = ep.privileged()["joints"]
+    for name, v in (GRIP_POSE | GRIP_FINGERS).items():
+        assert rows[0][JOINT_SLOTS.index(name)] == v
+    assert any(abs(measured[JOINT_NAMES.index(n)] - v) > 0.05 for n, v in GRIP_FINGERS.items())
+
+
+def test_the_expert_carries_the_old_bulb_to_the_crate():
+    """S05 seed 0 (0.7 m, straight): near (0.5 m from its footprint) and facing the crate, the old
+    bulb still held in the fingers, within 30 s."""
+    ep = SUITE.make_episode(BY_KEY["S05"], 0, SUITE.make_controller("balanced"), "fast")
+    ep.reset()
+    expert = Expert()
+    for step in range(1500):
+        if step % CHUNK == 0:
+            rows = expert({"privileged": ep.privileged(), "history": {"reset": step == 0}, "state": {}})
+        result = ep.step(rows[step % CHUNK])
+        if result.outcome:
+            break
+    assert result.outcome == "success" and result.success
+    assert result.metrics["gate_old_bulb_held"] and result.metrics["pelvis_z"] > 0.6

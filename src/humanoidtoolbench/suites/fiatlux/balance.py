@@ -25,11 +25,15 @@ from ...control.footsteps import Timing
 from ...control.joint_position import JOINT_NAMES
 from .robot import apply_servos
 
-SOFT = Tuning(dcm_gain=2.0, dcm_clip=0.05, flat_feet=0.5, attitude=(50.0, 70.0, 10.0), idle_capture=True,
-             ground_from_spawn=True)  # a start on the tread stands there
 # A slow, short-stepped gait: each phase lasts several 50 Hz periods, so the measured-state feedback
 # catches each step's error (at the stiff variant's 0.4 + 0.1 s steps the robot fell within 2-7 s).
 STROLL = Timing(single=0.8, double=0.6, first=0.8, last=0.8, swing_height=0.03, max_step=(0.22, 0.14, 0.2))
+# The heading loop turns the body frame by rate x step each step, rate = error / turn_time_constant:
+# at 0.5 s against these 1.4 s steps that overshot 2.8 times, and a 0.1 rad turn settled into a
+# limit cycle (the feet alternately 0.2 rad apart, pigeon-toed on a right turn: 3 of 3 seeds fell
+# 9 s into a walk that began with one). One step's time makes it dead-beat.
+SOFT = Tuning(dcm_gain=2.0, dcm_clip=0.05, flat_feet=0.5, attitude=(50.0, 70.0, 10.0), idle_capture=True,
+             ground_from_spawn=True, turn_time_constant=STROLL.step)  # a start on the tread stands there
 SLOT_INDEX = np.array([JOINT_NAMES.index(n) for n in JOINT_SLOTS])
 
 
