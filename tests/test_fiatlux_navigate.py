@@ -54,17 +54,23 @@ def test_stand_points_by_the_fresh_bulb_are_within_the_gate_and_clear_of_the_ben
     assert nav.best_route(w, nav.ERRANDS["S07"]) is not None
 
 
-def test_the_expert_walks_to_the_fresh_bulb():
-    """S07 seed 3 (2.1 m, straight): near (0.63 m) and facing (0.5 rad) the bulb, standing, in 60 s."""
-    ep = SUITE.make_episode(BY_KEY["S07"], 3, SUITE.make_controller("balanced"), "fast")
+def run_expert(key: str, seed: int, steps: int):
+    """The expert on one seed under `balanced`, to its outcome or `steps` control steps."""
+    ep = SUITE.make_episode(BY_KEY[key], seed, SUITE.make_controller("balanced"), "fast")
     ep.reset()
     expert = Expert()
-    for step in range(3000):
+    for step in range(steps):
         if step % CHUNK == 0:
             rows = expert({"privileged": ep.privileged(), "history": {"reset": step == 0}, "state": {}})
         result = ep.step(rows[step % CHUNK])
         if result.outcome:
             break
+    return result
+
+
+def test_the_expert_walks_to_the_fresh_bulb():
+    """S07 seed 3 (2.1 m, straight): near (0.63 m) and facing (0.5 rad) the bulb, standing, in 60 s."""
+    result = run_expert("S07", 3, 3000)
     assert result.outcome == "success" and result.success
     assert result.metrics["pelvis_z"] > 0.6
 
@@ -98,14 +104,6 @@ def test_a_carrying_errand_commands_the_grip_the_start_set():
 def test_the_expert_carries_the_old_bulb_to_the_crate():
     """S05 seed 0 (0.7 m, straight): near (0.5 m from its footprint) and facing the crate, the old
     bulb still held in the fingers, within 30 s."""
-    ep = SUITE.make_episode(BY_KEY["S05"], 0, SUITE.make_controller("balanced"), "fast")
-    ep.reset()
-    expert = Expert()
-    for step in range(1500):
-        if step % CHUNK == 0:
-            rows = expert({"privileged": ep.privileged(), "history": {"reset": step == 0}, "state": {}})
-        result = ep.step(rows[step % CHUNK])
-        if result.outcome:
-            break
+    result = run_expert("S05", 0, 1500)
     assert result.outcome == "success" and result.success
     assert result.metrics["gate_old_bulb_held"] and result.metrics["pelvis_z"] > 0.6
