@@ -34,8 +34,8 @@ close the loop at 50 Hz: the ZMP the feet are asked to produce moves with
 the measured DCM's error from the plan (both taken from the planted feet,
 so slipping feet do not wind it up); and, for walking, planted feet
 are held flat, the pelvis's roll and pitch are fed back on the planted
-hips and taken out of the swinging hip's targets (`_stabilise`). Off by default: the stiff `balanced` variant stands
-and walks without them. Another option, also off by default, takes the
+hips and taken out of the swinging hip's targets (`_stabilise`). Off by
+default: the stiff `balanced` variant stands and walks without them. Another option, also off by default, takes the
 ground from the surface under the spawn point at reset (a ladder's tread):
 feet, pelvis height and pendulum then count from it.
 """
