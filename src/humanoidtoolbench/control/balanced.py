@@ -34,8 +34,8 @@ close the loop at 50 Hz: the ZMP the feet are asked to produce moves with
 the measured DCM's error from the plan (both taken from the planted feet,
 so slipping feet do not wind it up); and, for walking, planted feet
 are held flat, the pelvis's roll and pitch are fed back on the planted
-hips and taken out of the swinging hip's targets (`_stabilise`). Off by default: the stiff `balanced` variant stands
-and walks without them. Another option, also off by default, takes the
+hips and taken out of the swinging hip's targets (`_stabilise`). Off by
+default: the stiff `balanced` variant stands and walks without them. Another option, also off by default, takes the
 ground from the surface under the spawn point at reset (a ladder's tread):
 feet, pelvis height and pendulum then count from it.
 """
@@ -83,7 +83,7 @@ class Tuning:
     flat_feet: float = 0.0  # share of a planted foot's measured tilt taken out of its ankle targets per command
     attitude: tuple[float, float, float] = (0.0, 0.0, 0.0)  # pelvis roll, pitch (N m/rad) and rate (N m s/rad) gains on the planted hips
     idle_capture: bool = False  # capture-point stepping also in the steps to a stop (soft servos need it)
-    swing_level: float = 0.0  # share of the pelvis's measured roll and pitch taken out of a swinging hip's targets
+    swing_level: float = 0.0  # share of the pelvis's measured roll and pitch taken out of a swinging hip's targets, while vx or vy asks for motion
     swing_lead: float = 0.0  # share of the servo damping at the planned velocity a swinging leg's targets carry, while vx or vy asks for motion
     ground_from_spawn: bool = False  # stand on the surface under the spawn point (a ladder's tread), not z = 0
 
@@ -226,19 +226,20 @@ class BalancedController(FloatingBaseController):
         torques = self.ff.torques(q, share, cop, self.com.acceleration, self.ground)
         tau = torques[self._ik_leg_dof]
         damping = self._leg_kd * self.ik.velocity[self._ik_leg_dof]
+        translating = max(abs(velocity[0]), abs(velocity[1])) > IDLE
         if sch.phase == "single":  # a swinging leg's damping lead: a share of the full one, while translating
-            lead = tn.swing_lead if max(abs(velocity[0]), abs(velocity[1])) > IDLE else 0.0
+            lead = tn.swing_lead if translating else 0.0
             damping[slice(0, 6) if sch.swing == "left" else slice(6, 12)] *= lead
         target = q[self._ik_leg_qpos]
         if tn.flat_feet or any(tn.attitude) or tn.swing_level:
-            target, tau = self._stabilise(data, target.copy(), tau.copy())
+            target, tau = self._stabilise(data, target.copy(), tau.copy(), translating)
         data.ctrl[self._leg_act] = target + (tau + damping) / self._leg_kp
         # Upper-body servos get their gravity torques as an offset too: without it the pitched
         # waist sagged 0.055 rad and the shoulder 0.06 under their own weight (nothing cancels
         # gravity on this robot), putting a reaching hand 5 cm below its target.
         data.ctrl[self._slot_act] = upper + torques[self._ik_slot_dof] / self._slot_kp
 
-    def _stabilise(self, data: mujoco.MjData, target: np.ndarray, tau: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _stabilise(self, data: mujoco.MjData, target: np.ndarray, tau: np.ndarray, translating: bool) -> tuple[np.ndarray, np.ndarray]:
         """Measured-state feedback for soft servos.
 
         Flat feet: a planted foot's ankle targets absorb `flat_feet` of the sole's measured tilt, so
@@ -246,8 +247,9 @@ class BalancedController(FloatingBaseController):
         edge (5-17 degrees measured at 0.15 m/s) and the robot spins on it. Attitude: the pelvis's
         measured roll and pitch and their rates become hip roll and pitch torques (a positive hip
         torque turns the pelvis back), shared between the planted legs so double support is not
-        fed back twice. Swing level: the swinging hip's targets turn the leg back by `swing_level` of
-        the pelvis's measured roll and pitch, so the foot travels level rather than tilted with it.
+        fed back twice. Swing level, while vx or vy asks for motion: the swinging hip's targets turn
+        the leg back by `swing_level` of the pelvis's measured roll and pitch, so the foot travels
+        level rather than tilted with it (turning in place with it, a +pi/2 turn fell at 10 s).
         """
         tn = self.tuning
         planted = self._planted()
@@ -263,7 +265,7 @@ class BalancedController(FloatingBaseController):
                 target[i + 5] += tn.flat_feet * (measured[i + 5] - roll - target[i + 5])
             tau[i] += (k_pitch * pelvis_pitch + rate * w[1]) / len(planted)
             tau[i + 1] += (k_roll * pelvis_roll + rate * w[0]) / len(planted)
-        if tn.swing_level and self.schedule.phase == "single":
+        if tn.swing_level and translating and self.schedule.phase == "single":
             i = 0 if self.schedule.swing == "left" else 6
             target[i] -= tn.swing_level * pelvis_pitch
             target[i + 1] -= tn.swing_level * pelvis_roll
