@@ -6,7 +6,7 @@ S03's in reverse: leaning as the pinch does, the hand turns the bulb's axis
 onto the socket's and brings the cap to a standoff out along that axis,
 corrects from the measured bulb, then slides the cap in along the axis in
 short pieces, each corrected across the axis, until the seat captures it.
-The magnet then holds the bulb; the index and middle fingers open, the hand
+The magnet then holds the bulb; the fingers and thumb open, the hand
 draws back along the axis, off the glass, and the robot holds still while
 the bulb comes to rest on its cap.
 """
@@ -21,7 +21,8 @@ from .. import props
 from ...toolbench.expert.kinematics import Reach
 from ...toolbench.expert.skills import Context, Steps, glide, hold_still, wait
 from .common import heading_axes, move, pose
-from .grab import CURL, FINGERS, HEIGHT, LEAN, PALM
+from ..episode import GRIP_FINGERS
+from .grab import HEIGHT, LEAN, PALM
 
 STANDOFF = 0.06  # m: the cap this far out along the socket's axis before it goes in
 STEP_IN = 0.01  # m along the axis per corrected piece of the final approach
@@ -41,8 +42,8 @@ def plug(world: dict) -> tuple[np.ndarray, np.ndarray]:
 
 def plan(ctx: Context) -> Steps:
     world = ctx.obs.world
-    for f, v in zip(FINGERS, CURL):  # keep the start's grip (the command starts at the measured fingers)
-        ctx.cmd[ctx.slot(f"right_hand_{f}_joint")] = v
+    for joint, v in GRIP_FINGERS.items():  # keep the start's grip (the command starts at the measured fingers)
+        ctx.cmd[ctx.slot(joint)] = v
     seat, out = np.asarray(world["seat"], float), np.asarray(world["seat_axis"], float)  # out of the socket
     _, left = heading_axes(ctx)
     # The bulb as it lies in the hand (wrist frame): the plan steers its plug and axis.
@@ -68,7 +69,7 @@ def plan(ctx: Context) -> Steps:
         depth = max(depth - STEP_IN, -DEPTH)
         yield from _correct(ctx, hand, seat + depth * out, seconds=0.4)
     yield from wait(ctx, 0.3)
-    yield from glide(ctx, {ctx.slot(f"right_hand_{f}_joint"): 0.0 for f in FINGERS}, 0.6)
+    yield from glide(ctx, {ctx.slot(joint): 0.0 for joint in GRIP_FINGERS}, 0.6)
     yield from wait(ctx, SETTLE)
     # Off the glass sideways first, the palm away from it: drawn straight back along the axis the
     # open hand passes over the widening glass and pulls the bulb out of the magnet's 1.5 N.
