@@ -5,6 +5,7 @@ bulb to the crate (S05)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from humanoidtoolbench.control.decoupled_v1 import JOINT_SLOTS
 from humanoidtoolbench.control.joint_position import JOINT_NAMES
@@ -42,16 +43,19 @@ def world(key: str, seed: int) -> dict:
     return ep.privileged()
 
 
-def test_stand_points_by_the_fresh_bulb_are_within_the_gate_and_clear_of_the_bench():
-    w = world("S07", 1)
+# S07: near the fresh bulb, clear of the bench. S09: the gate counts 0.85 m from the ladder's origin,
+# so only points beside its long sides, clear of its footprint by the route's clearance, will do.
+@pytest.mark.parametrize("key,seed,target,reach", [("S07", 1, "workbench", BULB_APPROACH), ("S09", 0, "ladder", LADDER_REACH)])
+def test_stand_points_are_within_the_gate_and_clear_of_the_furniture(key, seed, target, reach):
+    w = world(key, seed)
     rects = nav.footprints(w)
-    aim = nav.target_point(w, nav.ERRANDS["S07"])
-    points = nav.stand_points(w, nav.ERRANDS["S07"], rects)
+    aim = nav.target_point(w, nav.ERRANDS[key])
+    points = nav.stand_points(w, nav.ERRANDS[key], rects)
     assert points
     for p in points:
-        assert np.linalg.norm(p - aim) < BULB_APPROACH - nav.GOAL_TOL
-        assert rects["workbench"].distance(p) >= nav.CLEARANCE["workbench"] - 1e-9
-    assert nav.best_route(w, nav.ERRANDS["S07"]) is not None
+        assert np.linalg.norm(p - aim) < reach - nav.GOAL_TOL
+        assert rects[target].distance(p) >= nav.CLEARANCE[target] - 1e-9
+    assert nav.best_route(w, nav.ERRANDS[key]) is not None
 
 
 def run_expert(key: str, seed: int, steps: int):
@@ -73,20 +77,6 @@ def test_the_expert_walks_to_the_fresh_bulb():
     result = run_expert("S07", 3, 3000)
     assert result.outcome == "success" and result.success
     assert result.metrics["pelvis_z"] > 0.6
-
-
-def test_stand_points_by_the_ladder_are_within_the_gate_and_clear_of_it():
-    """S09: the gate counts 0.85 m from the ladder's origin, so only points beside its long sides,
-    clear of its footprint by the route's clearance, will do; a route reaches one."""
-    w = world("S09", 0)
-    rects = nav.footprints(w)
-    aim = nav.target_point(w, nav.ERRANDS["S09"])
-    points = nav.stand_points(w, nav.ERRANDS["S09"], rects)
-    assert points
-    for p in points:
-        assert np.linalg.norm(p - aim) < LADDER_REACH - nav.GOAL_TOL
-        assert rects["ladder"].distance(p) >= nav.CLEARANCE["ladder"]
-    assert nav.best_route(w, nav.ERRANDS["S09"]) is not None
 
 
 def test_a_carrying_errand_commands_the_grip_the_start_set():
