@@ -66,9 +66,10 @@ GRIP_POSE = {
 }
 # The thumb closes too: with it open, two fingers against the palm held the glass so lightly (0-1 N
 # after the settle on some layouts) that it slid out within the first steps.
-GRIP_FINGERS = {"right_hand_index_0_joint": 1.0, "right_hand_index_1_joint": 1.2,
-                "right_hand_middle_0_joint": 1.0, "right_hand_middle_1_joint": 1.2,
-                "right_hand_thumb_1_joint": -0.5, "right_hand_thumb_2_joint": -0.5}
+# The pinch's curl (S03, S08): more than the glass lets the fingers reach, so they press on it.
+PINCH_CURL = {"right_hand_index_0_joint": 1.0, "right_hand_index_1_joint": 1.2,
+              "right_hand_middle_0_joint": 1.0, "right_hand_middle_1_joint": 1.2}
+GRIP_FINGERS = PINCH_CURL | {"right_hand_thumb_1_joint": -0.5, "right_hand_thumb_2_joint": -0.5}
 GRIP_SPOT = (0.13, 0.06, 0.0)  # glass centre in the right wrist frame
 # The bulb's axis (cap to glass) in the right wrist frame, per mount: the cap out of the top of the
 # hand for a ceiling socket (up in the carry), out past the fingertips for a wall one (forward).

@@ -18,6 +18,7 @@ import numpy as np
 from .. import props
 from ...toolbench.expert.kinematics import Reach
 from ...toolbench.expert.skills import Context, Steps, glide, hold_still, wait
+from ..episode import PINCH_CURL
 from .common import UP, heading_axes, move, pose
 
 LEAN = 0.55  # rad of waist pitch towards the bench: the bulb is about 0.6 m ahead of the pelvis
@@ -30,8 +31,6 @@ TUCK = (0.25, -0.15, 0.35)  # the hand in front of the chest, over the bench top
 APPROACH = 0.08  # m from the glass on the way in, away from its support: the hand comes beside the bulb
 LIFT = 0.08  # m
 REACH = np.array([-2.2, -0.6, 0.4, 1.4, 0.6, 0.4, 0.1])  # right arm: raised forward, elbow bent, a start for the solver
-FINGERS = ("index_0", "index_1", "middle_0", "middle_1")
-CURL = (1.0, 1.2, 1.0, 1.2)  # rad: more than the glass lets them reach, so they press on it
 
 
 def glass_centre(world: dict, bulb: str = "fresh_bulb") -> np.ndarray:
@@ -72,7 +71,7 @@ def pinch(ctx: Context, bulb: str, away: np.ndarray) -> Generator[None, None, Ca
         goal = ctx.commanded_kinematics().point("right", GRASP) + miss
         yield from move(ctx, "right", hand, goal, 0.6, pieces=3)
         yield from wait(ctx, 0.2)
-    yield from glide(ctx, {ctx.slot(f"right_hand_{f}_joint"): v for f, v in zip(FINGERS, CURL)}, 0.8)
+    yield from glide(ctx, {ctx.slot(joint): v for joint, v in PINCH_CURL.items()}, 0.8)
     yield from wait(ctx, 0.3)
     return hand
 

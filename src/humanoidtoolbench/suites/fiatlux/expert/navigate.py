@@ -49,14 +49,18 @@ CANDIDATES = 16  # stand points tried around a target
 class Errand:
     speed: float  # m/s
     target: str  # what to face at the end
+    standoff: float  # m, pelvis from the target: the fresh bulb (square to the bench edge) or a footprint
     carries: bool = False  # a bulb in the right fingers, held as the start gripped it
 
 
-ERRANDS = {"S05": Errand(0.07, "crate", True), "S07": Errand(0.07, "fresh_bulb"), "S09": Errand(0.07, "ladder", True)}  # 0.1 m/s falls within 25 s
-BULB_STANDOFF = 0.45  # m, pelvis from the fresh bulb (gate: 0.63), square to the bench edge
+# 0.1 m/s falls within 25 s. Stand-offs against the gates: bulb 0.45 m (0.63), crate 0.3 m from its
+# footprint (0.5), ladder 0.41 m from its footprint (0.85 from its origin).
+ERRANDS = {
+    "S05": Errand(0.07, "crate", 0.3, carries=True),
+    "S07": Errand(0.07, "fresh_bulb", 0.45),
+    "S09": Errand(0.07, "ladder", 0.41, carries=True),
+}
 BULB_SLIDE = (0.0, 0.1, -0.1, 0.2, -0.2)  # m along the edge, if the square spot is taken
-CRATE_STANDOFF = 0.3  # m, pelvis from the crate's footprint (gate: 0.5)
-LADDER_STANDOFF = 0.41  # m, pelvis from the ladder's footprint (gate: 0.85 from its origin)
 
 
 def wrap(a: float) -> float:
@@ -128,16 +132,15 @@ def stand_points(world: dict, errand: Errand, rects: dict[str, Rect]) -> list[np
         gaps = {(1, 0): bench.hx - u, (-1, 0): bench.hx + u, (0, 1): bench.hy - v, (0, -1): bench.hy + v}
         out = np.array(min(gaps, key=gaps.get), float)
         along = np.array([-out[1], out[0]])
-        return [np.array(bench.local_to_world((u, v) + out * BULB_STANDOFF + along * s)) for s in BULB_SLIDE]
+        return [np.array(bench.local_to_world((u, v) + out * errand.standoff + along * s)) for s in BULB_SLIDE]
     angles = np.linspace(-math.pi, math.pi, CANDIDATES, endpoint=False)
     rect = rects[errand.target]  # out from the footprint along each ray from its centre
-    standoff = CRATE_STANDOFF if errand.target == "crate" else LADDER_STANDOFF
     points = []
     for a in angles:
         ray = np.array([math.cos(a), math.sin(a)])
         t = np.arange(0.0, 2.0, 0.01)
         d = rect.distance(aim + t[:, None] * ray)
-        points.append(aim + t[np.argmax(d >= standoff)] * ray)
+        points.append(aim + t[np.argmax(d >= errand.standoff)] * ray)
     if errand.target == "ladder":  # the gate counts from the ladder's origin: only its long sides are near enough
         points = [p for p in points if np.linalg.norm(p - aim) < LADDER_REACH - GOAL_TOL]
     return points
