@@ -189,7 +189,11 @@ def leg(ctx: Context, to: np.ndarray, speed: float) -> Steps:
     the leg starts; the commanded heading swings to it at `WALK_TURN_RATE` while walking."""
     heading = math.atan2(*(to - ctx.obs.base[:2])[::-1])
     now = float(ctx.obs.base[3]) if ctx.cmd[34] == 0.0 else float(ctx.cmd[35])
+    import os
+    ra = float(os.environ.get("RA", "0"))
     while (to - ctx.obs.base[:2]) @ np.array([math.cos(heading), math.sin(heading)]) >= STOP_AHEAD:
+        if ra and np.linalg.norm(to - ctx.obs.base[:2]) > ra:
+            heading = math.atan2(*(to - ctx.obs.base[:2])[::-1])
         now += float(np.clip(wrap(heading - now), -WALK_TURN_RATE * 0.02, WALK_TURN_RATE * 0.02))
         ctx.cmd[32:36] = (speed, 0.0, ENGAGE, wrap(now))
         yield
