@@ -1,12 +1,12 @@
 """S05, S07, S09: walk to the crate, the fresh bulb or the ladder under the balanced controller.
 
 On the research servos the balanced robot walks a minute at 0.07 m/s but
-falls when it starts again after a stop, or when it re-aims its heading as
-it walks (at S07 seeds 0 and 3, stop-and-go at 0.1 m/s fell at 10-12 s, a
-straight walk at 0.07 m/s arrived). So each leg of the route is one straight
-walk at a fixed heading, the heading aimed once from the measured pose; at a
-waypoint the robot turns in place, stands until its steps stop, and plans
-again from where it stands. Routes are shortest paths through
+falls when it starts again after a stop (at S07 seeds 0 and 3, stop-and-go
+at 0.1 m/s fell at 10-12 s, a steady walk at 0.07 m/s arrived), and a
+sideways velocity, even 0.04 m/s to correct a drift, fells it. So each leg
+of the route is one steady walk, its heading following the bearing to the
+leg's end and swung slowly; at a waypoint the robot turns in place, stands
+until its steps stop, and plans again from where it stands. Routes are shortest paths through
 a visibility graph of the furniture's footprints, each grown by the room the
 robot needs beside it; the goal is the candidate stand point, near and facing
 the target, that the quickest route (turns counted) reaches. S05 and S09
@@ -35,6 +35,7 @@ IN_PLACE = 1.2  # rad: a larger turn is made standing, a smaller one walking
 TURN_TOL = 0.3  # rad: close enough to a heading to walk (the walk re-aims the rest)
 TURN_TIMEOUT_S = 30.0  # the controller turns the feet 0.2 rad a step (1.4 s)
 WALK_TURN_RATE = 0.1  # rad/s: how fast the heading asked while walking swings to a new leg's
+RE_AIM = 0.5  # m: a leg's heading follows the bearing to its end while the end is further than this
 GOAL_TOL = 0.12  # m: within the gates' slack around every stand point
 STOP_AHEAD = 0.04  # m short of a waypoint where a leg stops (the last step still lands)
 TURN_COST = 0.75  # m of walking one radian of turning in place costs (time, at these speeds)
@@ -185,14 +186,15 @@ def turn_to(ctx: Context, heading: float) -> Steps:
 
 
 def leg(ctx: Context, to: np.ndarray, speed: float) -> Steps:
-    """Walk straight towards `to` until (nearly) level with it, the heading aimed once from where
-    the leg starts; the commanded heading swings to it at `WALK_TURN_RATE` while walking."""
+    """Walk towards `to` until (nearly) level with it. The heading is the bearing to `to`, taken
+    again every step while `to` is more than `RE_AIM` away and then held; the commanded heading
+    swings to it at `WALK_TURN_RATE`. Aimed once at the start, the gait's sideways drift left a
+    leg's end 9-23 cm to the side (S07 seeds 10, 12 and 18), and the turn in place that made it
+    up (1.2-1.4 rad) fell."""
     heading = math.atan2(*(to - ctx.obs.base[:2])[::-1])
     now = float(ctx.obs.base[3]) if ctx.cmd[34] == 0.0 else float(ctx.cmd[35])
-    import os
-    ra = float(os.environ.get("RA", "0"))
     while (to - ctx.obs.base[:2]) @ np.array([math.cos(heading), math.sin(heading)]) >= STOP_AHEAD:
-        if ra and np.linalg.norm(to - ctx.obs.base[:2]) > ra:
+        if np.linalg.norm(to - ctx.obs.base[:2]) > RE_AIM:
             heading = math.atan2(*(to - ctx.obs.base[:2])[::-1])
         now += float(np.clip(wrap(heading - now), -WALK_TURN_RATE * 0.02, WALK_TURN_RATE * 0.02))
         ctx.cmd[32:36] = (speed, 0.0, ENGAGE, wrap(now))
