@@ -71,7 +71,7 @@ BALANCED_SOLVED = [
     ("G1BallMove-L1-S", 10001),
     ("G1BallRetrieve-L1-R", 10000),
     ("G1IceBreak-L1-R", 10000),
-    ("G1BallRetrieve-L2-R", 10001),
+    ("G1BallRetrieve-L2-S", 10004),  # seeds 10000-10001 of both BallRetrieve L2 conditions fail (docs/PERFORMANCE.md)
     ("G1IceBreak-L2-S", 10001),
     # BallMove at L2: no standard seed measured solved on balanced yet (docs/PERFORMANCE.md).
 ]
