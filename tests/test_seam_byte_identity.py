@@ -4,8 +4,9 @@ The reference holds the SHA-256 of every metrics file and video, and the
 outcome and step, of the expert on seeds 10000-10002 of each scenario at L1,
 recorded by the evaluator before the suite moved into `suites/toolbench`.
 Outcomes and steps are compared everywhere. Bytes are compared on the platform
-the reference was made on (the CPU features numpy dispatches to): on another
-CPU the same packages round a last bit differently and every later digit moves.
+the reference was made on (the CPU features numpy dispatches to): another CPU,
+with the same pinned packages, gave the same outcomes and steps but other bytes
+(numpy and BLAS pick their kernels by CPU).
 Video bytes depend on the renderer and encoder build as well, so they are
 compared only where the renderer is the Mesa llvmpipe the reference was made on.
 """
