@@ -24,24 +24,20 @@ from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
 from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.sim.render import backend_info
 
-_REFERENCE = json.loads((Path(__file__).parent / "data" / "toolbench_l1_reference.json").read_text())
-REFERENCE = _REFERENCE["conditions"]
-
-
-def this_platform() -> dict:
-    return {"machine": platform.machine(), "numpy_simd": sorted(f for f in __cpu_dispatch__ if __cpu_features__.get(f))}
+REFERENCE = json.loads((Path(__file__).parent / "data" / "toolbench_l1_reference.json").read_text())
+THIS_PLATFORM = {"machine": platform.machine(), "numpy_simd": sorted(f for f in __cpu_dispatch__ if __cpu_features__.get(f))}
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("condition", sorted(REFERENCE))
+@pytest.mark.parametrize("condition", sorted(REFERENCE["conditions"]))
 def test_expert_files_are_byte_identical_to_the_reference(condition, tmp_path):
-    expected = REFERENCE[condition]
+    expected = REFERENCE["conditions"][condition]
     out = tmp_path / "out"
     assert eval_cli.main([condition, "--policy", "expert", "--episodes", "3", "--output", str(out), "--workers", "2"]) == 0
     [result_path] = out.glob(f"{condition}/run-*/benchmark_result.json")
     run = result_path.parent
     outcomes = {str(o["seed"]): o for o in json.loads(result_path.read_text())["outcomes"]}
-    same_platform = this_platform() == _REFERENCE["platform"]
+    same_platform = THIS_PLATFORM == REFERENCE["platform"]
     same_renderer = same_platform and "llvmpipe" in (backend_info().get("renderer") or "")
     for seed, ref in expected.items():
         assert (outcomes[seed]["outcome"], outcomes[seed]["step"]) == (ref["outcome"], ref["step"])
