@@ -102,6 +102,17 @@ def test_dependency_lock_is_stable_and_complete():
     assert provenance.lock_sha256() == hashlib.sha256(lines.encode()).hexdigest()
 
 
+def test_execution_environment_names_the_numeric_platform():
+    """The SIMD extensions numpy dispatches to: runs on CPUs that differ there write other bits."""
+    import numpy._core._multiarray_umath as umath
+
+    env = provenance.execution_environment()
+    simd = env["numpy_simd"]
+    assert simd and simd == sorted(simd)
+    assert all(umath.__cpu_features__[f] and f in umath.__cpu_dispatch__ for f in simd)
+    assert env["machine"] == provenance.numeric_platform()["machine"]
+
+
 def test_fingerprint_differences_name_the_changed_fields():
     policy = {"policy": "pose_hold", "checkpoint": "a"}
     old = provenance.fingerprint(policy, "m" * 64)

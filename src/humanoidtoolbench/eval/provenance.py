@@ -164,6 +164,19 @@ def lock_sha256() -> str:
     return _sha256("\n".join(f"{n}=={v}" for n, v in _dependency_lock()).encode())
 
 
+def numeric_platform() -> dict:
+    """What a run's floating-point bits depend on beyond the pinned packages: the machine and the
+    SIMD extensions numpy dispatches its kernels to. Runs on CPUs that differ here agree in
+    outcomes but not always in the last bits of what they write."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:  # a private module of numpy: unknown rather than a guess if it moves
+        simd = None
+    else:
+        simd = sorted(f for f in __cpu_dispatch__ if __cpu_features__.get(f))
+    return {"machine": platform.machine(), "numpy_simd": simd}
+
+
 def execution_environment() -> dict:
     """Where the run happened; informative only, not part of the fingerprint."""
     return {
@@ -171,7 +184,7 @@ def execution_environment() -> dict:
         "env": {k: os.environ.get(k) for k in ENV_VARS},
         "cpu_count": os.cpu_count(),
         "platform": platform.platform(),
-        "machine": platform.machine(),
+        **numeric_platform(),
     }
 
 
