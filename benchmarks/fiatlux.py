@@ -2,6 +2,7 @@
 
     python benchmarks/fiatlux.py [--subtask S07] [--seconds 10]
     python benchmarks/fiatlux.py --balanced [--subtask S07] [--seed 0]
+    python benchmarks/fiatlux.py --turns [--subtask S07] [--seeds 6]
 
 Control steps/s (50 Hz commands, 4 physics steps each, the seat hook, the
 gate snapshot and the hand contacts) with zero actions; then the same with
@@ -14,6 +15,11 @@ servo gains) at a subtask's layout instead: a zero-velocity command for 60 s
 0.3 m/s for 3 s, each holding the start heading (slots 34-35) then standing
 2 s; and a heading command of +pi/2 held 14 s then standing 2 s; each run
 stops at a fall.
+
+`--turns` counts how many turns in place of +-1.4 rad (the largest the
+navigation expert makes standing) the balanced robot survives at a subtask's
+start, one fresh episode per seed and direction: the heading held 14 s,
+then standing 4 s.
 """
 
 from __future__ import annotations
@@ -89,13 +95,34 @@ def balanced(subtask: str, seed: int) -> None:
     print(json.dumps({"subtask": BY_KEY[subtask].name, "seed": seed, "controller": "balanced", **runs}))
 
 
+def turns(subtask: str, seeds: int, angle: float = 1.4) -> None:
+    survived = []
+    for seed in range(seeds):
+        episode = SUITE.make_episode(BY_KEY[subtask], seed, SUITE.make_controller("balanced"), "fast")
+        episode.reset()
+        start = episode.controller.base_pose(episode.data).yaw
+        for sign in (1, -1):
+            heading = math.remainder(start + sign * angle, 2 * math.pi)
+            r = balanced_run(subtask, seed, lambda t: (0.0, 0.0, 0.5, heading) if t < 14 else (0.0, 0.0, 0.0, 0.0), 18.0)
+            survived.append(r["fell_at_s"] is None)
+            fell = f"fell at {r['fell_at_s']} s" if r["fell_at_s"] else "standing"
+            print(f"balanced, {BY_KEY[subtask].name} seed {seed}, turn {sign * angle:+.1f} rad: {fell}, turned {r['yaw_change_rad']:+.2f} rad")
+    print(f"turns in place survived: {sum(survived)}/{len(survived)}")
+    print(json.dumps({"subtask": BY_KEY[subtask].name, "angle_rad": angle, "turns": len(survived), "survived": sum(survived)}))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--subtask", default="S07")
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--balanced", action="store_true", help="measure the balanced controller on the Fiatlux robot instead")
     parser.add_argument("--seed", type=int, default=0, help="the layout seed of --balanced")
+    parser.add_argument("--turns", action="store_true", help="count the balanced robot's turns in place that end standing")
+    parser.add_argument("--seeds", type=int, default=6, help="layout seeds 0..N-1 of --turns, two turns each")
     args = parser.parse_args()
+    if args.turns:
+        turns(args.subtask, args.seeds)
+        return
     if args.balanced:
         balanced(args.subtask, args.seed)
         return
