@@ -16,10 +16,11 @@ servo gains) at a subtask's layout instead: a zero-velocity command for 60 s
 2 s; and a heading command of +pi/2 held 14 s then standing 2 s; each run
 stops at a fall.
 
-`--turns` counts how many turns in place of +-1.4 rad (the largest the
-navigation expert makes standing) the balanced robot survives at a subtask's
-start, one fresh episode per seed and direction: the heading held 14 s,
-then standing 4 s.
+`--turns` counts how many turns of +-1.4 rad (the largest the navigation
+expert makes standing) the balanced robot survives at a subtask's start,
+one fresh episode per seed, direction and way: in place (the heading held
+14 s, then standing 4 s) and walked (vx 0.07 m/s, the heading swung at
+0.1 rad/s as the expert's legs swing it, 3 s more, then standing 4 s).
 """
 
 from __future__ import annotations
@@ -96,19 +97,32 @@ def balanced(subtask: str, seed: int) -> None:
 
 
 def turns(subtask: str, seeds: int, angle: float = 1.4) -> None:
-    survived = []
+    rate, speed = 0.1, 0.07  # rad/s and m/s of the navigation expert's walked turns
+    swing = angle / rate
+
+    def in_place(heading: float, sign: float):
+        return lambda t: (0.0, 0.0, 0.5, math.remainder(heading + sign * angle, 2 * math.pi)) if t < 14 else (0.0, 0.0, 0.0, 0.0)
+
+    def walked(heading: float, sign: float):
+        return lambda t: ((speed, 0.0, 0.5, math.remainder(heading + sign * rate * min(t, swing), 2 * math.pi))
+                          if t < swing + 3 else (0.0, 0.0, 0.0, 0.0))
+
+    ways = {"in place": (in_place, 18.0), "walked": (walked, swing + 7)}
+    survived = {way: [] for way in ways}
     for seed in range(seeds):
         episode = SUITE.make_episode(BY_KEY[subtask], seed, SUITE.make_controller("balanced"), "fast")
         episode.reset()
         start = episode.controller.base_pose(episode.data).yaw
         for sign in (1, -1):
-            heading = math.remainder(start + sign * angle, 2 * math.pi)
-            r = balanced_run(subtask, seed, lambda t: (0.0, 0.0, 0.5, heading) if t < 14 else (0.0, 0.0, 0.0, 0.0), 18.0)
-            survived.append(r["fell_at_s"] is None)
-            fell = f"fell at {r['fell_at_s']} s" if r["fell_at_s"] else "standing"
-            print(f"balanced, {BY_KEY[subtask].name} seed {seed}, turn {sign * angle:+.1f} rad: {fell}, turned {r['yaw_change_rad']:+.2f} rad")
-    print(f"turns in place survived: {sum(survived)}/{len(survived)}")
-    print(json.dumps({"subtask": BY_KEY[subtask].name, "angle_rad": angle, "turns": len(survived), "survived": sum(survived)}))
+            for way, (nav, seconds) in ways.items():
+                r = balanced_run(subtask, seed, nav(start, sign), seconds)
+                survived[way].append(r["fell_at_s"] is None)
+                fell = f"fell at {r['fell_at_s']} s" if r["fell_at_s"] else "standing"
+                print(f"balanced, {BY_KEY[subtask].name} seed {seed}, turn {sign * angle:+.1f} rad {way}: {fell}, turned {r['yaw_change_rad']:+.2f} rad")
+    for way, ok in survived.items():
+        print(f"turns {way} survived: {sum(ok)}/{len(ok)}")
+    print(json.dumps({"subtask": BY_KEY[subtask].name, "angle_rad": angle,
+                      **{way.replace(" ", "_"): {"turns": len(ok), "survived": sum(ok)} for way, ok in survived.items()}}))
 
 
 def main() -> None:
