@@ -16,8 +16,9 @@ servo gains) at a subtask's layout instead: a zero-velocity command for 60 s
 2 s; and a heading command of +pi/2 held 14 s then standing 2 s; each run
 stops at a fall.
 
-`--turns` counts how many turns of +-1.4 rad (the largest the navigation
-expert makes standing) the balanced robot survives at a subtask's start,
+`--turns` counts how many turns of +-1.4 rad (one the navigation expert
+makes standing: it walks those under 1.2 rad) the balanced robot survives
+at a subtask's start,
 one fresh episode per seed, direction and way: in place (the heading held
 14 s, then standing 4 s) and walked (vx 0.07 m/s, the heading swung at
 0.1 rad/s as the expert's legs swing it, 3 s more, then standing 4 s).
@@ -131,7 +132,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--balanced", action="store_true", help="measure the balanced controller on the Fiatlux robot instead")
     parser.add_argument("--seed", type=int, default=0, help="the layout seed of --balanced")
-    parser.add_argument("--turns", action="store_true", help="count the balanced robot's turns in place that end standing")
+    parser.add_argument("--turns", action="store_true", help="count the balanced robot's turns, in place and walked, that end standing")
     parser.add_argument("--seeds", type=int, default=6, help="layout seeds 0..N-1 of --turns, two turns each")
     args = parser.parse_args()
     if args.turns:
