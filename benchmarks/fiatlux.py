@@ -133,7 +133,7 @@ def main() -> None:
     parser.add_argument("--balanced", action="store_true", help="measure the balanced controller on the Fiatlux robot instead")
     parser.add_argument("--seed", type=int, default=0, help="the layout seed of --balanced")
     parser.add_argument("--turns", action="store_true", help="count the balanced robot's turns, in place and walked, that end standing")
-    parser.add_argument("--seeds", type=int, default=6, help="layout seeds 0..N-1 of --turns, two turns each")
+    parser.add_argument("--seeds", type=int, default=6, help="layout seeds 0..N-1 of --turns, each turned both ways, in place and walked")
     args = parser.parse_args()
     if args.turns:
         turns(args.subtask, args.seeds)
