@@ -18,10 +18,10 @@ stops at a fall.
 
 `--turns` counts how many turns of +-1.4 rad (one the navigation expert
 makes standing: it walks those under 1.2 rad) the balanced robot survives
-at a subtask's start,
-one fresh episode per seed, direction and way: in place (the heading held
-14 s, then standing 4 s) and walked (vx 0.07 m/s, the heading swung at
-0.1 rad/s as the expert's legs swing it, 3 s more, then standing 4 s).
+at a subtask's start, one fresh episode per seed, direction and way: in
+place (the heading held 14 s, then standing 4 s) and walked (vx 0.07 m/s,
+the heading swung at 0.1 rad/s as the expert's legs swing it, 3 s more,
+then standing 4 s).
 """
 
 from __future__ import annotations
@@ -77,10 +77,15 @@ def balanced_run(subtask: str, seed: int, nav, seconds: float) -> dict:
             "yaw_change_rad": math.remainder(p.yaw - p0.yaw, 2 * math.pi), "outcome": outcome}
 
 
+def start_heading(subtask: str, seed: int) -> float:
+    """The pelvis yaw at a subtask's start under `balanced` (the start jitter is the seed's)."""
+    episode = SUITE.make_episode(BY_KEY[subtask], seed, SUITE.make_controller("balanced"), "fast")
+    episode.reset()
+    return episode.controller.base_pose(episode.data).yaw
+
+
 def balanced(subtask: str, seed: int) -> None:
-    yaw0 = SUITE.make_episode(BY_KEY[subtask], seed, SUITE.make_controller("balanced"), "fast")
-    yaw0.reset()
-    start = yaw0.controller.base_pose(yaw0.data).yaw
+    start = start_heading(subtask, seed)
 
     def walk(vx: float, seconds: float):
         return lambda t: (vx, 0.0, 0.5, start) if t < seconds else (0.0, 0.0, 0.0, 0.0)
@@ -99,24 +104,24 @@ def balanced(subtask: str, seed: int) -> None:
 
 def turns(subtask: str, seeds: int, angle: float = 1.4) -> None:
     rate, speed = 0.1, 0.07  # rad/s and m/s of the navigation expert's walked turns
-    swing = angle / rate
+    swing, stand = angle / rate, 4.0  # s: the walked turn's swing of the heading; standing after each turn
+    hold = {"in place": 14.0, "walked": swing + 3.0}  # s the command is held
 
-    def in_place(heading: float, sign: float):
-        return lambda t: (0.0, 0.0, 0.5, math.remainder(heading + sign * angle, 2 * math.pi)) if t < 14 else (0.0, 0.0, 0.0, 0.0)
+    def command(way: str, heading: float, sign: float):
+        def nav(t: float):
+            if t >= hold[way]:
+                return (0.0, 0.0, 0.0, 0.0)
+            if way == "in place":
+                return (0.0, 0.0, 0.5, math.remainder(heading + sign * angle, 2 * math.pi))
+            return (speed, 0.0, 0.5, math.remainder(heading + sign * rate * min(t, swing), 2 * math.pi))
+        return nav
 
-    def walked(heading: float, sign: float):
-        return lambda t: ((speed, 0.0, 0.5, math.remainder(heading + sign * rate * min(t, swing), 2 * math.pi))
-                          if t < swing + 3 else (0.0, 0.0, 0.0, 0.0))
-
-    ways = {"in place": (in_place, 18.0), "walked": (walked, swing + 7)}
-    survived = {way: [] for way in ways}
+    survived = {way: [] for way in hold}
     for seed in range(seeds):
-        episode = SUITE.make_episode(BY_KEY[subtask], seed, SUITE.make_controller("balanced"), "fast")
-        episode.reset()
-        start = episode.controller.base_pose(episode.data).yaw
+        start = start_heading(subtask, seed)
         for sign in (1, -1):
-            for way, (nav, seconds) in ways.items():
-                r = balanced_run(subtask, seed, nav(start, sign), seconds)
+            for way in hold:
+                r = balanced_run(subtask, seed, command(way, start, sign), hold[way] + stand)
                 survived[way].append(r["fell_at_s"] is None)
                 fell = f"fell at {r['fell_at_s']} s" if r["fell_at_s"] else "standing"
                 print(f"balanced, {BY_KEY[subtask].name} seed {seed}, turn {sign * angle:+.1f} rad {way}: {fell}, turned {r['yaw_change_rad']:+.2f} rad")
