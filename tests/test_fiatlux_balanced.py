@@ -24,8 +24,8 @@ def test_balanced_runs_on_the_fiatlux_robot_and_speaks_decoupled_v1():
     assert BalancedController.variant == "balanced"
 
 
-def episode(controller: str, seed: int = 0):
-    ep = SUITE.make_episode(BY_KEY["S07"], seed, SUITE.make_controller(controller), "fast")
+def episode(controller: str, seed: int = 0, subtask: str = "S07"):
+    ep = SUITE.make_episode(BY_KEY[subtask], seed, SUITE.make_controller(controller), "fast")
     ep.reset()
     return ep
 
@@ -57,6 +57,21 @@ def test_a_zero_velocity_command_stands_where_holding_q0_falls():
     held = episode("servo")
     outcomes = [held.step(np.zeros(len(JOINT_NAMES))).outcome for _ in range(250)]
     assert "fell" in outcomes
+
+
+def test_the_hip_pitch_servos_are_damped_more_at_the_physics_rate():
+    """Before each physics step the leg targets move against the measured joint velocity, 6 N m s/rad
+    on the hip pitch joints and none elsewhere; the stiff tool-use controller has no such hook."""
+    ep = episode("balanced")
+    c, d = ep.controller, ep.data
+    ep.step(np.concatenate([d.ctrl[c._slot_act], [0.74, 0.0, 0.0, 0.0, 0.0]]))
+    assert c.physics_step_hook and not BalancedController().physics_step_hook
+    d.qvel[c._leg_dof] = 0.0
+    d.qvel[c._leg_dof[[0, 6]]] = (1.0, -0.5)  # left and right hip pitch, rad/s
+    c.before_physics_step(d)
+    expected = np.zeros(12)
+    expected[[0, 6]] = (-6.0 / 150.0, 3.0 / 150.0)
+    np.testing.assert_allclose(d.ctrl[c._leg_act] - c._leg_ctrl, expected)
 
 
 def test_a_joint_position_row_is_refused_under_balanced():
@@ -176,3 +191,17 @@ def test_a_quarter_turn_on_the_soft_servos_reaches_the_heading_and_stands():
     p = c.base_pose(d)
     assert abs(math.remainder(p.yaw - target, 2 * math.pi)) < 0.15
     assert math.hypot(p.x - p0.x, p.y - p0.y) < 0.25 and p.z > 0.7 and p.tilt < 0.15  # 0.08 m measured
+
+
+@pytest.mark.slow
+def test_carrying_the_bulb_a_large_turn_in_place_stands():
+    """S09's start, the fresh bulb in the right fingers: a heading 1.4 rad to the left held 14 s,
+    then the zero command 4 s. It stands, turned. With the hips damped at the research table's
+    2 N m s/rad alone this turn fell at 7.5 s, the swinging leg ringing about its path."""
+    ep = episode("balanced", seed=0, subtask="S09")
+    c, d = ep.controller, ep.data
+    p0 = c.base_pose(d)
+    target = math.remainder(p0.yaw + 1.4, 2 * math.pi)
+    assert _command(ep, lambda t: (0.0, 0.0, 0.5, target) if t < 14 else (0.0, 0.0, 0.0, 0.0), 18.0)
+    p = c.base_pose(d)
+    assert abs(math.remainder(p.yaw - target, 2 * math.pi)) < 0.1 and p.tilt < 0.15

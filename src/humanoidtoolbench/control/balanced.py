@@ -34,7 +34,10 @@ close the loop at 50 Hz: the ZMP the feet are asked to produce moves with
 the measured DCM's error from the plan (both taken from the planted feet,
 so slipping feet do not wind it up); and, for walking, planted feet
 are held flat, the pelvis's roll and pitch are fed back on the planted
-hips and taken out of the swinging hip's targets (`_stabilise`). Off by
+hips and taken out of the swinging hip's targets (`_stabilise`); and, at
+the physics rate, the leg targets move against the measured joint
+velocities, so lightly damped servos brake as more damped ones would
+(`leg_damping`, the only per-physics-step work). Off by
 default: the stiff `balanced` variant stands and walks without them. Another option, also off by default, takes the
 ground from the surface under the spawn point at reset (a ladder's tread):
 feet, pelvis height and pendulum then count from it.
@@ -86,6 +89,7 @@ class Tuning:
     swing_level: float = 0.0  # share of the pelvis's measured roll and pitch taken out of a swinging hip's targets, while vx or vy asks for motion
     swing_lead: float = 0.0  # share of the servo damping at the planned velocity a swinging leg's targets carry, while vx asks to walk backwards
     ground_from_spawn: bool = False  # stand on the surface under the spawn point (a ladder's tread), not z = 0
+    leg_damping: tuple[float, ...] = (0.0,) * 6  # N m s/rad added to each leg's (hip pitch, roll, yaw, knee, ankle pitch, roll) servo, every physics step
 
 
 # The stiff `balanced` variant's tuning. With no damping lead on the swinging leg, its servo
@@ -133,6 +137,8 @@ class BalancedController(FloatingBaseController):
         self._slot_act = np.array([model.actuator(n.removesuffix("_joint")).id for n in JOINT_SLOTS])
         self._leg_kp = model.actuator_gainprm[self._leg_act, 0].copy()
         self._leg_kd = -model.actuator_biasprm[self._leg_act, 2].copy()
+        self._leg_dof = np.array([model.jnt_dofadr[model.joint(n).id] for n in LEGS])
+        self._leg_damping = np.tile(self.tuning.leg_damping, 2)
         self._slot_kp = model.actuator_gainprm[self._slot_act, 0].copy()
         self._foot_body = {s: model.body(FEET[s]).id for s in SIDES}
         self._slot_lo = np.array([BY_NAME[n].lo for n in JOINT_SLOTS])
@@ -235,11 +241,22 @@ class BalancedController(FloatingBaseController):
         target = q[self._ik_leg_qpos]
         if tn.flat_feet or any(tn.attitude) or tn.swing_level:
             target, tau = self._stabilise(data, target.copy(), tau.copy(), translating)
-        data.ctrl[self._leg_act] = target + (tau + damping) / self._leg_kp
+        data.ctrl[self._leg_act] = self._leg_ctrl = target + (tau + damping) / self._leg_kp
         # Upper-body servos get their gravity torques as an offset too: without it the pitched
         # waist sagged 0.055 rad and the shoulder 0.06 under their own weight (nothing cancels
         # gravity on this robot), putting a reaching hand 5 cm below its target.
         data.ctrl[self._slot_act] = upper + torques[self._ik_slot_dof] / self._slot_kp
+
+    @property
+    def physics_step_hook(self) -> bool:
+        return any(self.tuning.leg_damping)
+
+    def before_physics_step(self, data: mujoco.MjData) -> None:
+        """`leg_damping` at the physics rate: each leg target moves against its joint's measured
+        velocity, so the servo brakes as a more damped one would. Held over the four physics steps
+        of a command, such a term diverges on a lightly loaded joint; renewed every step it is
+        stable."""
+        data.ctrl[self._leg_act] = self._leg_ctrl - self._leg_damping * data.qvel[self._leg_dof] / self._leg_kp
 
     def _stabilise(self, data: mujoco.MjData, target: np.ndarray, tau: np.ndarray, translating: bool) -> tuple[np.ndarray, np.ndarray]:
         """Measured-state feedback for soft servos.
