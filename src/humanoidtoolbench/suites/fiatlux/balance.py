@@ -42,9 +42,9 @@ STROLL = Timing(single=0.8, double=0.6, first=0.8, last=0.8, swing_height=0.03, 
 # All of the tilt (1.0) levelled the foot as well but fell at 0.1 and 0.15 m/s.
 # The research table damps the hips at 2 N m s/rad, and in a turn the swinging leg and the body's yaw
 # ring about the plan (a 0.6 s period; the foot lands up to 11 cm behind its place): +-1.4 rad turns
-# in place stood 4 of 12 at S07's start. Damping the hip pitch 6 N m s/rad more, through the targets
-# at the physics rate, they stand 12 of 12 there and at S09's; about the planned joint velocity
-# instead of zero, 9 at S07. Sent once per 50 Hz command, the same term fell within a second.
+# in place stood 7 of 12 at S07's start and 3 at S09's (`benchmarks/fiatlux.py --turns`). Damping
+# the hip pitch 6 N m s/rad more, through the targets at the physics rate, 11 and 12; about the
+# planned joint velocity instead of zero, fewer. Sent once per 50 Hz command, it fell within a second.
 SOFT = Tuning(dcm_gain=2.0, dcm_clip=0.05, flat_feet=0.5, attitude=(50.0, 70.0, 10.0), idle_capture=True, swing_level=0.7,
              ground_from_spawn=True, turn_time_constant=STROLL.step,  # a start on the tread stands there
              leg_damping=(6.0, 0.0, 0.0, 0.0, 0.0, 0.0))
