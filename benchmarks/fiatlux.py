@@ -21,7 +21,9 @@ makes standing: it walks those under 1.2 rad) the balanced robot survives
 at a subtask's start, one fresh episode per seed, direction and way: in
 place (the heading held 14 s, then standing 4 s) and walked (vx 0.07 m/s,
 the heading swung at 0.1 rad/s as the expert's legs swing it, 3 s more,
-then standing 4 s).
+then standing 4 s). Every run also reports the first piece of furniture
+the robot touched, if any: a walk from a start beside the workbench can
+reach it, and such a fall measures the collision rather than the balance.
 """
 
 from __future__ import annotations
@@ -54,6 +56,23 @@ def rate(episode: FiatluxEpisode, seconds: float, each_step=None) -> float:
     return steps / (time.perf_counter() - started)
 
 
+FURNITURE = ("workbench", "ladder", "crate")
+
+
+def furniture_touched(episode: FiatluxEpisode) -> str | None:
+    """The piece of furniture the robot touches now, if any: a run that walks into the workbench
+    measures the collision, not the balance."""
+    m, d = episode.model, episode.data
+    robot = m.body_rootid[m.body("pelvis").id]
+    for i in range(d.ncon):
+        roots = {int(m.body_rootid[m.geom_bodyid[g]]) for g in d.contact[i].geom}
+        if robot in roots:
+            names = {m.body(r).name for r in roots} & set(FURNITURE)
+            if names:
+                return names.pop()
+    return None
+
+
 def balanced_run(subtask: str, seed: int, nav, seconds: float) -> dict:
     """One command schedule (`nav(t)` -> slots 32-35) from the start of a subtask under `balanced`."""
     episode = SUITE.make_episode(BY_KEY[subtask], seed, SUITE.make_controller("balanced"), "fast")
@@ -62,10 +81,12 @@ def balanced_run(subtask: str, seed: int, nav, seconds: float) -> dict:
     upper = d.ctrl[c._slot_act].copy()  # the start pose's commanded joints, held
     feet = [episode.model.body(f"{s}_ankle_roll_link").id for s in ("left", "right")]
     p0, start = c.base_pose(d), d.xpos[feet, :2].copy()
-    slip, fell_at, outcome = 0.0, None, None
+    slip, fell_at, outcome, touched = 0.0, None, None, None
     for k in range(int(round(seconds * 50))):
         outcome = episode.step(np.concatenate([upper, [0.74, *nav(k / 50)]])).outcome
         slip = max(slip, float(np.linalg.norm(d.xpos[feet, :2] - start, axis=1).max()))
+        if touched is None and (piece := furniture_touched(episode)):
+            touched = {"furniture": piece, "at_s": (k + 1) / 50}
         if c.fallen(d):
             fell_at = (k + 1) / 50
             break
@@ -74,7 +95,7 @@ def balanced_run(subtask: str, seed: int, nav, seconds: float) -> dict:
     moved = np.array([p.x - p0.x, p.y - p0.y])
     return {"seconds": seconds, "fell_at_s": fell_at, "drift_m": float(np.linalg.norm(moved)),
             "forward_m": float(moved @ forward), "foot_slip_m": slip,
-            "yaw_change_rad": math.remainder(p.yaw - p0.yaw, 2 * math.pi), "outcome": outcome}
+            "yaw_change_rad": math.remainder(p.yaw - p0.yaw, 2 * math.pi), "outcome": outcome, "touched": touched}
 
 
 def start_heading(subtask: str, seed: int) -> float:
@@ -98,7 +119,8 @@ def balanced(subtask: str, seed: int) -> None:
     for name, r in runs.items():
         fell = f"fell at {r['fell_at_s']} s" if r["fell_at_s"] else "standing"
         print(f"balanced, {BY_KEY[subtask].name} seed {seed}, {name}: {fell}; drift {100 * r['drift_m']:.1f} cm, "
-              f"forward {r['forward_m']:+.2f} m, foot slip {100 * r['foot_slip_m']:.1f} cm, yaw {r['yaw_change_rad']:+.2f} rad")
+              f"forward {r['forward_m']:+.2f} m, foot slip {100 * r['foot_slip_m']:.1f} cm, yaw {r['yaw_change_rad']:+.2f} rad"
+              f"{touch_note(r)}")
     print(json.dumps({"subtask": BY_KEY[subtask].name, "seed": seed, "controller": "balanced", **runs}))
 
 
@@ -116,19 +138,26 @@ def turns(subtask: str, seeds: int, angle: float = 1.4) -> None:
             return (speed, 0.0, 0.5, math.remainder(heading + sign * rate * min(t, swing), 2 * math.pi))
         return nav
 
-    survived = {way: [] for way in hold}
+    runs = {way: [] for way in hold}
     for seed in range(seeds):
         start = start_heading(subtask, seed)
         for sign in (1, -1):
             for way in hold:
                 r = balanced_run(subtask, seed, command(way, start, sign), hold[way] + stand)
-                survived[way].append(r["fell_at_s"] is None)
+                runs[way].append(r)
                 fell = f"fell at {r['fell_at_s']} s" if r["fell_at_s"] else "standing"
-                print(f"balanced, {BY_KEY[subtask].name} seed {seed}, turn {sign * angle:+.1f} rad {way}: {fell}, turned {r['yaw_change_rad']:+.2f} rad")
-    for way, ok in survived.items():
-        print(f"turns {way} survived: {sum(ok)}/{len(ok)}")
-    print(json.dumps({"subtask": BY_KEY[subtask].name, "angle_rad": angle,
-                      **{way.replace(" ", "_"): {"turns": len(ok), "survived": sum(ok)} for way, ok in survived.items()}}))
+                print(f"balanced, {BY_KEY[subtask].name} seed {seed}, turn {sign * angle:+.1f} rad {way}: {fell}, "
+                      f"turned {r['yaw_change_rad']:+.2f} rad{touch_note(r)}")
+    counts = {way: {"turns": len(rs), "survived": sum(r["fell_at_s"] is None for r in rs),
+                    "touched_furniture": sum(r["touched"] is not None for r in rs)} for way, rs in runs.items()}
+    for way, n in counts.items():
+        print(f"turns {way} survived: {n['survived']}/{n['turns']} ({n['touched_furniture']} touched the furniture)")
+    print(json.dumps({"subtask": BY_KEY[subtask].name, "angle_rad": angle, **{way.replace(" ", "_"): n for way, n in counts.items()}}))
+
+
+def touch_note(run: dict) -> str:
+    t = run["touched"]
+    return f", touched the {t['furniture']} at {t['at_s']} s" if t else ""
 
 
 def main() -> None:
