@@ -19,9 +19,11 @@ stops at a fall.
 `--turns` counts how many turns of +-1.4 rad (one the navigation expert
 makes standing: it walks those under 1.2 rad) the balanced robot survives
 at a subtask's start, one fresh episode per seed, direction and way: in
-place (the heading held 14 s, then standing 4 s) and walked (vx 0.07 m/s,
+place (the heading held 14 s, then standing 4 s); walked (vx 0.07 m/s,
 the heading swung at 0.1 rad/s as the expert's legs swing it, 3 s more,
-then standing 4 s). Every run also reports the first piece of furniture
+then standing 4 s); and in place, walked off (the turn in place, standing
+3 s, vx 0.07 m/s on the new heading for 6 s, then standing 4 s: the
+expert's move after every turn in place). Every run also reports the first piece of furniture
 the robot touched, if any: a walk from a start beside the workbench can
 reach it, and such a fall measures the collision rather than the balance.
 """
@@ -127,15 +129,18 @@ def balanced(subtask: str, seed: int) -> None:
 def turns(subtask: str, seeds: int, angle: float = 1.4) -> None:
     rate, speed = 0.1, 0.07  # rad/s and m/s of the navigation expert's walked turns
     swing, stand = angle / rate, 4.0  # s: the walked turn's swing of the heading; standing after each turn
-    hold = {"in place": 14.0, "walked": swing + 3.0}  # s the command is held
+    settle, walk_off = 3.0, 6.0  # s: standing after the turn in place, then walking on (as the expert does)
+    hold = {"in place": 14.0, "walked": swing + 3.0, "in place, walked off": 14.0 + settle + walk_off}  # s the command is held
 
     def command(way: str, heading: float, sign: float):
+        turned = math.remainder(heading + sign * angle, 2 * math.pi)
+
         def nav(t: float):
-            if t >= hold[way]:
+            if t >= hold[way] or 14.0 <= t < 14.0 + settle:
                 return (0.0, 0.0, 0.0, 0.0)
-            if way == "in place":
-                return (0.0, 0.0, 0.5, math.remainder(heading + sign * angle, 2 * math.pi))
-            return (speed, 0.0, 0.5, math.remainder(heading + sign * rate * min(t, swing), 2 * math.pi))
+            if way == "walked":
+                return (speed, 0.0, 0.5, math.remainder(heading + sign * rate * min(t, swing), 2 * math.pi))
+            return (speed if t >= 14.0 else 0.0, 0.0, 0.5, turned)
         return nav
 
     runs = {way: [] for way in hold}
@@ -152,7 +157,7 @@ def turns(subtask: str, seeds: int, angle: float = 1.4) -> None:
                     "touched_furniture": sum(r["touched"] is not None for r in rs)} for way, rs in runs.items()}
     for way, n in counts.items():
         print(f"turns {way} survived: {n['survived']}/{n['turns']} ({n['touched_furniture']} touched the furniture)")
-    print(json.dumps({"subtask": BY_KEY[subtask].name, "angle_rad": angle, **{way.replace(" ", "_"): n for way, n in counts.items()}}))
+    print(json.dumps({"subtask": BY_KEY[subtask].name, "angle_rad": angle, **{way.replace(", ", "_").replace(" ", "_"): n for way, n in counts.items()}}))
 
 
 def touch_note(run: dict) -> str:

@@ -74,6 +74,39 @@ def test_the_hip_pitch_servos_are_damped_more_at_the_physics_rate():
     np.testing.assert_allclose(d.ctrl[c._leg_act] - c._leg_ctrl, expected)
 
 
+def test_stepping_from_standing_plans_from_the_measured_feet():
+    """Where the feet stand is read when a walk starts: feet slipped 5 cm and turned 0.1 rad from
+    the plan become the planned footholds, the body frame between them; standing does not re-plan,
+    and the stiff tool-use controller never does."""
+    import mujoco
+
+    ep = episode("balanced")
+    c, d, m = ep.controller, ep.data, ep.model
+    upper = d.ctrl[c._slot_act].copy()
+    stand = np.concatenate([upper, [0.74, 0.0, 0.0, 0.0, 0.0]])
+    ep.step(stand)
+    planned = {s: f.copy() for s, f in c.schedule.feet.items()}
+    root = c._root_qpos
+    d.qpos[root : root + 2] += (0.05, 0.0)  # the whole robot slid, and turned about its pelvis
+    yaw = c.base_pose(d).yaw + 0.1
+    d.qpos[root + 3 : root + 7] = (math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2))
+    mujoco.mj_forward(m, d)
+    ep.step(stand)
+    for side, foot in c.schedule.feet.items():
+        np.testing.assert_array_equal(foot, planned[side])
+    measured = {}
+    for side, body in c._foot_body.items():
+        r = d.xmat[body]
+        measured[side] = np.array([*d.xpos[body, :2], math.atan2(r[3], r[0])])
+    ep.step(np.concatenate([upper, [0.74, 0.07, 0.0, 0.5, yaw]]))
+    assert c.schedule.phase == "double"
+    for side, foot in c.schedule.feet.items():
+        np.testing.assert_allclose(foot, measured[side], atol=1e-12)
+        assert np.linalg.norm(foot[:2] - planned[side][:2]) > 0.04
+    np.testing.assert_allclose(c.schedule.body[:2], (measured["left"][:2] + measured["right"][:2]) / 2, atol=1e-12)
+    assert not BalancedController().tuning.anchor
+
+
 def test_a_joint_position_row_is_refused_under_balanced():
     from humanoidtoolbench.control.contract import ActionError
 
@@ -205,3 +238,23 @@ def test_carrying_the_bulb_a_large_turn_in_place_stands():
     assert _command(ep, lambda t: (0.0, 0.0, 0.5, target) if t < 14 else (0.0, 0.0, 0.0, 0.0), 18.0)
     p = c.base_pose(d)
     assert abs(math.remainder(p.yaw - target, 2 * math.pi)) < 0.1 and p.tilt < 0.15
+
+
+@pytest.mark.slow
+def test_after_a_large_turn_in_place_the_walk_off_stands():
+    """S07's start: a heading 1.4 rad to the right held 14 s, standing 3 s, then vx 0.07 m/s on the
+    new heading for 6 s and standing 2 s. The turn leaves the feet 9 cm off their plan and 2.8 cm
+    closer; planned on the old footholds, the walk fell in its second step (at 19.3 s)."""
+    ep = episode("balanced", seed=0, subtask="S07")
+    c, d = ep.controller, ep.data
+    p0 = c.base_pose(d)
+    target = math.remainder(p0.yaw - 1.4, 2 * math.pi)
+
+    def nav(t: float):
+        if 14 <= t < 17 or t >= 23:
+            return (0.0, 0.0, 0.0, 0.0)
+        return (0.07 if t >= 17 else 0.0, 0.0, 0.5, target)
+
+    assert _command(ep, nav, 25.0)
+    p = c.base_pose(d)
+    assert abs(math.remainder(p.yaw - target, 2 * math.pi)) < 0.15 and p.tilt < 0.15

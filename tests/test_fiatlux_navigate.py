@@ -37,6 +37,18 @@ def test_a_start_inside_the_clearance_may_only_move_away():
     assert not nav.clear((0.0, 0.35), (0.0, 0.25), rects)
 
 
+def test_a_walked_turn_that_would_swing_into_the_bench_is_made_in_place():
+    """Beside the bench, 1.1 rad off a clear straight leg along it: walked, the heading swings at
+    0.1 rad/s and the first metres head into the bench's clearance; facing the leg it walks clear."""
+    rects = {"workbench": Rect(0.0, 0.0, 1.24, 0.38)}
+    start, to = np.array([-1.0, 0.73]), np.array([2.0, 1.4])  # 0.35 m from the bench edge
+    assert nav.clear(start, to, rects)
+    bearing = np.arctan2(*(to - start)[::-1])
+    assert not nav.walked_clear(start, bearing - 1.1, to, 0.07, rects)
+    assert nav.walked_clear(start, bearing, to, 0.07, rects)
+    assert nav.walked_clear(start, bearing + 1.1, to, 0.07, rects)  # swinging away from it
+
+
 def world(key: str, seed: int) -> dict:
     ep = SUITE.make_episode(BY_KEY[key], seed, SUITE.make_controller("balanced"), "fast")
     ep.reset()
@@ -70,6 +82,30 @@ def run_expert(key: str, seed: int, steps: int):
         if result.outcome:
             break
     return result
+
+
+def _settle_rows(leg_angle) -> tuple[int, np.ndarray]:
+    """Rows `settle` stands for when a leg joint reads `leg_angle(row)`, and the command it leaves."""
+    from types import SimpleNamespace
+
+    joints = np.zeros(len(JOINT_NAMES))
+    ctx = SimpleNamespace(cmd=np.full(43, 0.3), obs=SimpleNamespace(world={"joints": joints}))
+    rows = 0
+    for _ in nav.settle(ctx):
+        rows += 1
+        joints[nav.LEG_INDEX[3]] = leg_angle(rows)
+    return rows, ctx.cmd
+
+
+@pytest.mark.parametrize("leg_angle, rows", [
+    (lambda r: 0.0, 150),  # still from the start: the 3 s minimum
+    (lambda r: 0.1 * (r % 2) if r < 200 else 0.05, 225),  # stepping 4 s: 0.5 s after the last step
+    (lambda r: 0.1 * (r % 2), 400),  # never still: the 8 s bound
+])
+def test_after_a_turn_in_place_the_expert_stands_until_the_legs_stop(leg_angle, rows):
+    n, cmd = _settle_rows(leg_angle)
+    assert n == rows
+    assert not cmd[32:36].any()  # no velocity, no heading flag: the robot steps to a stop
 
 
 def test_the_expert_walks_to_the_fresh_bulb():

@@ -37,7 +37,9 @@ are held flat, the pelvis's roll and pitch are fed back on the planted
 hips and taken out of the swinging hip's targets (`_stabilise`); and, at
 the physics rate, the leg targets move against the measured joint
 velocities, so lightly damped servos brake as more damped ones would
-(`leg_damping`, the only per-physics-step work). Off by
+(`leg_damping`, the only per-physics-step work); and stepping that starts
+from standing plans from the robot as it stands, not from where the last
+plan left its feet (`anchor`: soft-servo feet slide in a turn). Off by
 default: the stiff `balanced` variant stands and walks without them. Another option, also off by default, takes the
 ground from the surface under the spawn point at reset (a ladder's tread):
 feet, pelvis height and pendulum then count from it.
@@ -90,6 +92,7 @@ class Tuning:
     swing_lead: float = 0.0  # share of the servo damping at the planned velocity a swinging leg's targets carry, while vx asks to walk backwards
     ground_from_spawn: bool = False  # stand on the surface under the spawn point (a ladder's tread), not z = 0
     leg_damping: tuple[float, ...] = (0.0,) * 6  # N m s/rad added to each leg's (hip pitch, roll, yaw, knee, ankle pitch, roll) servo, every physics step
+    anchor: bool = False  # when stepping starts from standing, plan from the measured feet, CoM and joints (`_anchor`)
 
 
 # The stiff `balanced` variant's tuning. With no damping lead on the swinging leg, its servo
@@ -201,6 +204,9 @@ class BalancedController(FloatingBaseController):
         velocity = self._body_velocity(data, cmd)
         # Engaged with nothing to do (turn flag on, heading reached, no velocity): stand, not step in place.
         stepping = cmd.walking and max(abs(v) for v in velocity) > IDLE
+        if stepping and tn.anchor and sch.phase == "stand":
+            self._anchor(data)
+            velocity = self._body_velocity(data, cmd)  # the heading counts from the measured feet now
         ref, centre, feet_ahead = sch.preview(dt, self.com.steps, velocity, stepping)
         ref = ref - swing_zmp_shift(ref, centre, feet_ahead, dt, tn.swing_leg_mass / self.ff.mass, zc)
 
@@ -257,6 +263,21 @@ class BalancedController(FloatingBaseController):
         of a command, such a term diverges on a lightly loaded joint; renewed every step it is
         stable."""
         data.ctrl[self._leg_act] = self._leg_ctrl - self._leg_damping * data.qvel[self._leg_dof] / self._leg_kp
+
+    def _anchor(self, data: mujoco.MjData) -> None:
+        """Plan from where the robot stands: the planted feet, the body frame between them, the
+        CoM (at rest) and the control robot's joints all taken from the measured robot. Feet slip
+        in a turn in place on soft servos (at S07's start a 1.4 rad turn left them 2.8 cm closer
+        and 9 cm off the plan), and a walk planned on the old footholds fell in its second step."""
+        sch = self.schedule
+        for side in SIDES:
+            body = self._foot_body[side]
+            r = data.xmat[body]
+            sch.feet[side] = np.array([*data.xpos[body, :2], math.atan2(r[3], r[0])])
+        mid = (sch.feet["left"][:2] + sch.feet["right"][:2]) / 2
+        sch.body = np.array([*mid, sch.heading()])
+        self.com.reset(data.subtree_com[self._pelvis, :2])
+        self.ik.set_q(data.qpos[self._scene_qpos], posture=False)
 
     def _stabilise(self, data: mujoco.MjData, target: np.ndarray, tau: np.ndarray, translating: bool) -> tuple[np.ndarray, np.ndarray]:
         """Measured-state feedback for soft servos.

@@ -64,9 +64,11 @@ class WholeBodyIK:
     def q(self) -> np.ndarray:
         return self.cfg.q
 
-    def set_q(self, q: np.ndarray) -> None:
+    def set_q(self, q: np.ndarray, posture: bool = True) -> None:
+        """Put the control robot at `q`, by default also the posture the legs are held near."""
         self.cfg.update(q)
-        self.posture.set_target(q)
+        if posture:
+            self.posture.set_target(q)
 
     def foot_pose(self, side: str) -> mink.SE3:
         return self.cfg.get_transform_frame_to_world(FEET[side], "body")

@@ -6,7 +6,9 @@ at 0.1 m/s fell at 10-12 s, a steady walk at 0.07 m/s arrived), and a
 sideways velocity, even 0.04 m/s to correct a drift, fells it. So each leg
 of the route is one steady walk, its heading following the bearing to the
 leg's end and swung slowly; at a waypoint the robot turns in place, stands
-until its steps stop, and plans again from where it stands. Routes are shortest paths through
+until its legs stop stepping, and plans again from where it stands. A leg
+far off the robot's heading, or whose walked arc would cut into the
+furniture's clearance, begins with that turn in place. Routes are shortest paths through
 a visibility graph of the furniture's footprints, each grown by the room the
 robot needs beside it; the goal is the candidate stand point, near and facing
 the target, that the quickest route (turns counted) reaches. S05 and S09
@@ -21,7 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.sparse.csgraph import shortest_path
 
+from ....control.balanced import LEGS
 from ....control.decoupled_v1 import JOINT_SLOTS
+from ....control.joint_position import JOINT_NAMES
 from ...findsit.navgrid import Rect
 from ...toolbench.expert.skills import Context, Steps, hold_still, wait
 from ..episode import GRIP_FINGERS, GRIP_POSE
@@ -30,7 +34,11 @@ from .common import pose
 from .grab import glass_centre
 
 ENGAGE = 0.5  # turn flag: the heading is held while walking (0.07 m/s alone is below the 0.1 walking norm)
-SETTLE_S = 3.0  # s standing after a turn in place: two of the slow gait's steps, the steps to a stop
+SETTLE_S = 3.0  # s standing after a turn in place, at least: two of the slow gait's steps, the steps to a stop
+STILL = 0.02  # rad: legs whose joints all moved less than this over STILL_S have stopped stepping
+STILL_S = 0.5
+SETTLE_MAX_S = 8.0  # s standing after a turn in place, at most
+LEG_INDEX = [JOINT_NAMES.index(n) for n in LEGS]  # in the privileged joint angles
 IN_PLACE = 1.2  # rad: a larger turn is made standing, a smaller one walking
 TURN_TOL = 0.3  # rad: close enough to a heading to walk (the walk re-aims the rest)
 TURN_TIMEOUT_S = 30.0  # the controller turns the feet 0.2 rad a step (1.4 s)
@@ -166,6 +174,26 @@ def best_route(world: dict, errand: Errand) -> list[np.ndarray] | None:
     return best
 
 
+def walked_clear(start, yaw: float, to, speed: float, rects: dict[str, Rect]) -> bool:
+    """Whether a leg walked from `start` facing `yaw`, its heading swinging to the bearing to `to` at
+    `WALK_TURN_RATE`, keeps the furniture's clearance all the way (a start inside it may only move
+    away). The route's straight segment does not say: at S09 seed 5 the first leg began 0.94 rad off
+    its bearing beside the workbench, the arc walked into the bench, and the robot fell."""
+    to, p, heading = np.asarray(to, float), np.asarray(start, float), yaw
+    step = 0.05  # m walked between checks
+    for _ in range(int(4 * np.linalg.norm(to - p) / step) + 1):
+        if np.linalg.norm(to - p) < step:
+            break
+        bearing = math.atan2(*(to - p)[::-1])
+        swing = WALK_TURN_RATE * step / speed
+        heading += float(np.clip(wrap(bearing - heading), -swing, swing))
+        nxt = p + step * np.array([math.cos(heading), math.sin(heading)])
+        if not clear(p, nxt, rects):
+            return False
+        p = nxt
+    return True
+
+
 def stand(ctx: Context, seconds: float) -> Steps:
     ctx.cmd[32:36] = 0.0
     yield from wait(ctx, seconds)
@@ -182,7 +210,21 @@ def turn_to(ctx: Context, heading: float) -> Steps:
         if abs(wrap(heading - ctx.obs.base[3])) < TURN_TOL / 2:
             break
         yield
-    yield from stand(ctx, SETTLE_S)
+    yield from settle(ctx)
+
+
+def settle(ctx: Context) -> Steps:
+    """Stand until the legs have stopped stepping (all joints still for `STILL_S`), `SETTLE_S` at least
+    and `SETTLE_MAX_S` at most. After a 1.4 rad turn at S09 (seed 12) the steps to a stop went on past
+    3 s, and a walk asked of a robot still stepping fell within a second."""
+    ctx.cmd[32:36] = 0.0
+    legs = []
+    window = round(STILL_S / 0.02)
+    for k in range(round(SETTLE_MAX_S / 0.02)):
+        legs.append(np.asarray(ctx.obs.world["joints"], float)[LEG_INDEX])
+        if k * 0.02 >= SETTLE_S and np.abs(legs[-1] - legs[-1 - window]).max() < STILL:
+            break
+        yield
 
 
 def leg(ctx: Context, to: np.ndarray, speed: float) -> Steps:
@@ -220,8 +262,10 @@ def plan(ctx: Context) -> Steps:
         nxt = path[1] if len(path) > 1 else path[0]
         if len(path) <= 2 and np.linalg.norm(nxt - ctx.obs.base[:2]) < GOAL_TOL:
             break
-        if abs(wrap(math.atan2(*(nxt - ctx.obs.base[:2])[::-1]) - ctx.obs.base[3])) > IN_PLACE:
-            yield from turn_to(ctx, math.atan2(*(nxt - ctx.obs.base[:2])[::-1]))
+        bearing = math.atan2(*(nxt - ctx.obs.base[:2])[::-1])
+        off = abs(wrap(bearing - ctx.obs.base[3]))
+        if off > IN_PLACE or (off > TURN_TOL and not walked_clear(ctx.obs.base[:2], ctx.obs.base[3], nxt, errand.speed, footprints(ctx.obs.world))):
+            yield from turn_to(ctx, bearing)
         yield from leg(ctx, nxt, errand.speed)
     aim = target_point(ctx.obs.world, errand)
     yield from turn_to(ctx, math.atan2(*(aim - ctx.obs.base[:2])[::-1]))
