@@ -27,7 +27,7 @@ from ....control.balanced import LEGS
 from ....control.decoupled_v1 import JOINT_SLOTS
 from ....control.joint_position import JOINT_NAMES
 from ...findsit.navgrid import Rect
-from ...toolbench.expert.skills import Context, Steps, hold_still, wait
+from ...toolbench.expert.skills import Context, Steps, hold_still
 from ..episode import GRIP_FINGERS, GRIP_POSE
 from ..gates import LADDER_REACH
 from .common import pose
@@ -177,11 +177,11 @@ def best_route(world: dict, errand: Errand) -> list[np.ndarray] | None:
 def walked_clear(start, yaw: float, to, speed: float, rects: dict[str, Rect]) -> bool:
     """Whether a leg walked from `start` facing `yaw`, its heading swinging to the bearing to `to` at
     `WALK_TURN_RATE`, keeps the furniture's clearance all the way (a start inside it may only move
-    away). The route's straight segment does not say: at S09 seed 5 the first leg began 0.94 rad off
+    away). The route's straight segment does not say: at S09 seed 5 the first leg began 0.87 rad off
     its bearing beside the workbench, the arc walked into the bench, and the robot fell."""
     to, p, heading = np.asarray(to, float), np.asarray(start, float), yaw
     step = 0.05  # m walked between checks
-    for _ in range(int(4 * np.linalg.norm(to - p) / step) + 1):
+    for _ in range(int(4 * np.linalg.norm(to - p) / step) + 1):  # a bound: the arc closes on `to` long before
         if np.linalg.norm(to - p) < step:
             break
         bearing = math.atan2(*(to - p)[::-1])
@@ -192,11 +192,6 @@ def walked_clear(start, yaw: float, to, speed: float, rects: dict[str, Rect]) ->
             return False
         p = nxt
     return True
-
-
-def stand(ctx: Context, seconds: float) -> Steps:
-    ctx.cmd[32:36] = 0.0
-    yield from wait(ctx, seconds)
 
 
 def turn_to(ctx: Context, heading: float) -> Steps:
