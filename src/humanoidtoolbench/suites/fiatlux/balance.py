@@ -47,7 +47,8 @@ STROLL = Timing(single=0.8, double=0.6, first=0.8, last=0.8, swing_height=0.03, 
 # planned joint velocity instead of zero, fewer. Sent once per 50 Hz command, it fell within a second.
 # A turn in place slides these feet off their plan (at S07's start, 1.4 rad left them 9 cm off and
 # 2.8 cm closer together), and a walk planned from the old footholds then fell in its second step
-# (S07 and S09 starts: 11 of 12 walk-offs in a first count); `anchor` plans it from the measured feet.
+# (`--turns`: 5 of 12 walk-offs stood at S07's start, none at S09's); `anchor` plans it from the
+# measured feet: 11 and 11, each fall in its turn.
 SOFT = Tuning(dcm_gain=2.0, dcm_clip=0.05, flat_feet=0.5, attitude=(50.0, 70.0, 10.0), idle_capture=True, swing_level=0.7,
              ground_from_spawn=True, turn_time_constant=STROLL.step,  # a start on the tread stands there
              leg_damping=(6.0, 0.0, 0.0, 0.0, 0.0, 0.0), anchor=True)
