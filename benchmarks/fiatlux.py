@@ -129,18 +129,21 @@ def balanced(subtask: str, seed: int) -> None:
 def turns(subtask: str, seeds: int, angle: float = 1.4) -> None:
     rate, speed = 0.1, 0.07  # rad/s and m/s of the navigation expert's walked turns
     swing, stand = angle / rate, 4.0  # s: the walked turn's swing of the heading; standing after each turn
+    turn = 14.0  # s the heading is held in place
     settle, walk_off = 3.0, 6.0  # s: standing after the turn in place, then walking on (as the expert does)
-    hold = {"in place": 14.0, "walked": swing + 3.0, "in place, walked off": 14.0 + settle + walk_off}  # s the command is held
+    hold = {"in place": turn, "walked": swing + 3.0, "in place, walked off": turn + settle + walk_off}  # s until the last stand
 
     def command(way: str, heading: float, sign: float):
         turned = math.remainder(heading + sign * angle, 2 * math.pi)
 
         def nav(t: float):
-            if t >= hold[way] or 14.0 <= t < 14.0 + settle:
+            if t >= hold[way]:
                 return (0.0, 0.0, 0.0, 0.0)
             if way == "walked":
                 return (speed, 0.0, 0.5, math.remainder(heading + sign * rate * min(t, swing), 2 * math.pi))
-            return (speed if t >= 14.0 else 0.0, 0.0, 0.5, turned)
+            if t < turn:
+                return (0.0, 0.0, 0.5, turned)
+            return (0.0, 0.0, 0.0, 0.0) if t < turn + settle else (speed, 0.0, 0.5, turned)
         return nav
 
     runs = {way: [] for way in hold}
@@ -171,8 +174,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--balanced", action="store_true", help="measure the balanced controller on the Fiatlux robot instead")
     parser.add_argument("--seed", type=int, default=0, help="the layout seed of --balanced")
-    parser.add_argument("--turns", action="store_true", help="count the balanced robot's turns, in place and walked, that end standing")
-    parser.add_argument("--seeds", type=int, default=6, help="layout seeds 0..N-1 of --turns, each turned both ways, in place and walked")
+    parser.add_argument("--turns", action="store_true", help="count the balanced robot's turns, in place, walked and walked off, that end standing")
+    parser.add_argument("--seeds", type=int, default=6, help="layout seeds 0..N-1 of --turns, each turned both ways, in place, walked and walked off")
     args = parser.parse_args()
     if args.turns:
         turns(args.subtask, args.seeds)

@@ -98,12 +98,17 @@ def test_stepping_from_standing_plans_from_the_measured_feet():
     for side, body in c._foot_body.items():
         r = d.xmat[body]
         measured[side] = np.array([*d.xpos[body, :2], math.atan2(r[3], r[0])])
+    com = d.subtree_com[c._pelvis, :2].copy()
+    posture = c.ik.posture.target_q.copy()
     ep.step(np.concatenate([upper, [0.74, 0.07, 0.0, 0.5, yaw]]))
     assert c.schedule.phase == "double"
     for side, foot in c.schedule.feet.items():
         np.testing.assert_allclose(foot, measured[side], atol=1e-12)
         assert np.linalg.norm(foot[:2] - planned[side][:2]) > 0.04
+        assert abs(math.remainder(foot[2] - planned[side][2] - 0.1, 2 * math.pi)) < 0.01  # turned with the robot
     np.testing.assert_allclose(c.schedule.body[:2], (measured["left"][:2] + measured["right"][:2]) / 2, atol=1e-12)
+    assert np.linalg.norm(c.com.position - com) < 0.005  # the plan's CoM restarted at the measured one (one 20 ms step on)
+    np.testing.assert_array_equal(c.ik.posture.target_q, posture)  # the legs' posture target is kept
     assert not BalancedController().tuning.anchor
 
 

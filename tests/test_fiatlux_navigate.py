@@ -37,7 +37,7 @@ def test_a_start_inside_the_clearance_may_only_move_away():
     assert not nav.clear((0.0, 0.35), (0.0, 0.25), rects)
 
 
-def test_a_walked_turn_that_would_swing_into_the_bench_is_made_in_place():
+def test_a_walked_arc_that_would_swing_into_the_bench_is_not_clear():
     """Beside the bench, 1.1 rad off a clear straight leg along it: walked, the heading swings at
     0.1 rad/s and the first metres head into the bench's clearance; facing the leg it walks clear."""
     rects = {"workbench": Rect(0.0, 0.0, 1.24, 0.38)}
@@ -97,10 +97,11 @@ def _settle_rows(leg_angle) -> tuple[int, np.ndarray]:
     return rows, ctx.cmd
 
 
+# The observation changes every CHUNK rows; a stepping knee moves 0.05 rad per row.
 @pytest.mark.parametrize("leg_angle, rows", [
     (lambda r: 0.0, 150),  # still from the start: the 3 s minimum
-    (lambda r: 0.1 * (r % 2) if r < 200 else 0.05, 225),  # stepping 4 s: 0.5 s after the last step
-    (lambda r: 0.1 * (r % 2), 400),  # never still: the 8 s bound
+    (lambda r: 0.05 * (min(r, 200) // CHUNK * CHUNK), 225),  # stepping 4 s: 0.5 s after the last step
+    (lambda r: 0.05 * (r // CHUNK * CHUNK), 400),  # never still: the 8 s bound
 ])
 def test_after_a_turn_in_place_the_expert_stands_until_the_legs_stop(leg_angle, rows):
     n, cmd = _settle_rows(leg_angle)

@@ -206,7 +206,7 @@ class BalancedController(FloatingBaseController):
         stepping = cmd.walking and max(abs(v) for v in velocity) > IDLE
         if stepping and tn.anchor and sch.phase == "stand":
             self._anchor(data)
-            velocity = self._body_velocity(data, cmd)  # the heading counts from the measured feet now
+            velocity = self._body_velocity(data, cmd)  # from the anchored frame, as every later step computes it
         ref, centre, feet_ahead = sch.preview(dt, self.com.steps, velocity, stepping)
         ref = ref - swing_zmp_shift(ref, centre, feet_ahead, dt, tn.swing_leg_mass / self.ff.mass, zc)
 

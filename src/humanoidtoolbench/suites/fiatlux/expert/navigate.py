@@ -23,9 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.sparse.csgraph import shortest_path
 
-from ....control.balanced import LEGS
 from ....control.decoupled_v1 import JOINT_SLOTS
 from ....control.joint_position import JOINT_NAMES
+from ....robot.joints import LEG_JOINTS
 from ...findsit.navgrid import Rect
 from ...toolbench.expert.skills import Context, Steps, hold_still
 from ..episode import GRIP_FINGERS, GRIP_POSE
@@ -35,10 +35,10 @@ from .grab import glass_centre
 
 ENGAGE = 0.5  # turn flag: the heading is held while walking (0.07 m/s alone is below the 0.1 walking norm)
 SETTLE_S = 3.0  # s standing after a turn in place, at least: two of the slow gait's steps, the steps to a stop
-STILL = 0.02  # rad: legs whose joints all moved less than this over STILL_S have stopped stepping
-STILL_S = 0.5
+STILL = 0.02  # rad: legs whose joints all stand within this of where they stood STILL_S before have stopped stepping
+STILL_S = 0.5  # s, shorter than SETTLE_S (the comparison reaches back this far)
 SETTLE_MAX_S = 8.0  # s standing after a turn in place, at most
-LEG_INDEX = [JOINT_NAMES.index(n) for n in LEGS]  # in the privileged joint angles
+LEG_INDEX = [JOINT_NAMES.index(n) for joints in LEG_JOINTS.values() for n in joints]  # in the privileged joint angles
 IN_PLACE = 1.2  # rad: a larger turn is made standing, a smaller one walking
 TURN_TOL = 0.3  # rad: close enough to a heading to walk (the walk re-aims the rest)
 TURN_TIMEOUT_S = 30.0  # the controller turns the feet 0.2 rad a step (1.4 s)
@@ -178,7 +178,9 @@ def walked_clear(start, yaw: float, to, speed: float, rects: dict[str, Rect]) ->
     """Whether a leg walked from `start` facing `yaw`, its heading swinging to the bearing to `to` at
     `WALK_TURN_RATE`, keeps the furniture's clearance all the way (a start inside it may only move
     away). The route's straight segment does not say: at S09 seed 5 the first leg began 0.87 rad off
-    its bearing beside the workbench, the arc walked into the bench, and the robot fell."""
+    its bearing beside the workbench, the arc walked into the bench, and the robot fell. The arc
+    re-aims all the way (a leg holds its heading for the last `RE_AIM`); one that circles a point
+    inside its turning circle (0.7 m) counts as clear when the bound ends it."""
     to, p, heading = np.asarray(to, float), np.asarray(start, float), yaw
     step = 0.05  # m walked between checks
     for _ in range(int(4 * np.linalg.norm(to - p) / step) + 1):  # a bound: the arc closes on `to` long before
@@ -209,8 +211,8 @@ def turn_to(ctx: Context, heading: float) -> Steps:
 
 
 def settle(ctx: Context) -> Steps:
-    """Stand until the legs have stopped stepping (all joints still for `STILL_S`), `SETTLE_S` at least
-    and `SETTLE_MAX_S` at most. After a 1.4 rad turn at S09 (seed 12) the steps to a stop went on past
+    """Stand until the legs have stopped stepping (every joint within `STILL` of where it stood
+    `STILL_S` before), `SETTLE_S` at least and `SETTLE_MAX_S` at most. After a 1.4 rad turn at S09 (seed 12) the steps to a stop went on past
     3 s, and a walk asked of a robot still stepping fell within a second."""
     ctx.cmd[32:36] = 0.0
     legs = []
