@@ -109,6 +109,21 @@ def test_after_a_turn_in_place_the_expert_stands_until_the_legs_stop(leg_angle, 
     assert not cmd[32:36].any()  # no velocity, no heading flag: the robot steps to a stop
 
 
+def test_a_leg_says_whether_it_stepped():
+    """Within STOP_AHEAD of its end a leg takes no step and says so (the plan then walks on to the
+    next corner rather than plan the same leg again, without a step between, for ever)."""
+    from types import SimpleNamespace
+
+    ctx = SimpleNamespace(cmd=np.zeros(43), obs=SimpleNamespace(base=np.array([0.0, 0.0, 0.7, 0.0])))
+    level = nav.leg(ctx, np.array([0.03, 0.0]), 0.07)
+    with pytest.raises(StopIteration) as stop:
+        next(level)
+    assert stop.value.value is False and not ctx.cmd[32:36].any()
+    ahead = nav.leg(ctx, np.array([1.0, 0.0]), 0.07)
+    next(ahead)
+    assert ctx.cmd[32] == 0.07 and ctx.cmd[34] == nav.ENGAGE
+
+
 def test_the_expert_walks_to_the_fresh_bulb():
     """S07 seed 3 (2.1 m, straight): near (0.63 m) and facing (0.5 rad) the bulb, standing, in 60 s."""
     result = run_expert("S07", 3, 3000)

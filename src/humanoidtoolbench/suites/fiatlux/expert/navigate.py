@@ -18,6 +18,7 @@ carry a bulb in the right fingers the whole way, at the start's grip.
 from __future__ import annotations
 
 import math
+from collections.abc import Generator
 from dataclasses import dataclass
 
 import numpy as np
@@ -224,20 +225,23 @@ def settle(ctx: Context) -> Steps:
         yield
 
 
-def leg(ctx: Context, to: np.ndarray, speed: float) -> Steps:
-    """Walk towards `to` until (nearly) level with it. The heading is the bearing to `to`, taken
+def leg(ctx: Context, to: np.ndarray, speed: float) -> Generator[None, None, bool]:
+    """Walk towards `to` until (nearly) level with it; whether it took a step. The heading is the bearing to `to`, taken
     again every step while `to` is more than `RE_AIM` away and then held; the commanded heading
     swings to it at `WALK_TURN_RATE`. Aimed once at the start, the gait's sideways drift left a
     leg's end 9-23 cm to the side (S07 seeds 10, 12 and 18), and the turn in place that made it
     up (1.2-1.4 rad) fell."""
     heading = math.atan2(*(to - ctx.obs.base[:2])[::-1])
     now = float(ctx.obs.base[3]) if ctx.cmd[34] == 0.0 else float(ctx.cmd[35])
+    walked = False
     while (to - ctx.obs.base[:2]) @ np.array([math.cos(heading), math.sin(heading)]) >= STOP_AHEAD:
         if np.linalg.norm(to - ctx.obs.base[:2]) > RE_AIM:
             heading = math.atan2(*(to - ctx.obs.base[:2])[::-1])
         now += float(np.clip(wrap(heading - now), -WALK_TURN_RATE * 0.02, WALK_TURN_RATE * 0.02))
         ctx.cmd[32:36] = (speed, 0.0, ENGAGE, wrap(now))
+        walked = True
         yield
+    return walked
 
 
 def grip(ctx: Context) -> None:
@@ -261,9 +265,13 @@ def plan(ctx: Context) -> Steps:
             break
         bearing = math.atan2(*(nxt - ctx.obs.base[:2])[::-1])
         off = abs(wrap(bearing - ctx.obs.base[3]))
-        if off > IN_PLACE or (off > TURN_TOL and not walked_clear(ctx.obs.base[:2], ctx.obs.base[3], nxt, errand.speed, footprints(ctx.obs.world))):
+        turn = off > IN_PLACE or (off > TURN_TOL and not walked_clear(ctx.obs.base[:2], ctx.obs.base[3], nxt, errand.speed, footprints(ctx.obs.world)))
+        if turn:
             yield from turn_to(ctx, bearing)
-        yield from leg(ctx, nxt, errand.speed)
+        if not (yield from leg(ctx, nxt, errand.speed)) and not turn and len(path) > 2:
+            # A round without a row: within STOP_AHEAD of a corner the route still lists, planning
+            # again from the same state would repeat it for ever. On to the corner after it.
+            yield from leg(ctx, path[2], errand.speed)
     aim = target_point(ctx.obs.world, errand)
     yield from turn_to(ctx, math.atan2(*(aim - ctx.obs.base[:2])[::-1]))
     ctx.cmd[32:36] = 0.0
