@@ -61,18 +61,20 @@ def rate(episode: FiatluxEpisode, seconds: float, each_step=None) -> float:
 FURNITURE = ("workbench", "ladder", "crate")
 
 
-def furniture_touched(episode: FiatluxEpisode) -> str | None:
-    """The piece of furniture the robot touches now, if any: a run that walks into the workbench
-    measures the collision, not the balance."""
+def furniture_watch(episode: FiatluxEpisode):
+    """A check, for each step, of the piece of furniture the robot touches now, if any (body ids
+    resolved once): a run that walks into the workbench measures the collision, not the balance."""
     m, d = episode.model, episode.data
-    robot = m.body_rootid[m.body("pelvis").id]
-    for i in range(d.ncon):
-        roots = {int(m.body_rootid[m.geom_bodyid[g]]) for g in d.contact[i].geom}
-        if robot in roots:
-            names = {m.body(r).name for r in roots} & set(FURNITURE)
-            if names:
-                return names.pop()
-    return None
+    robot = int(m.body_rootid[m.body("pelvis").id])
+    pieces = {b: m.body(b).name for b in range(m.nbody) if m.body(b).name in FURNITURE}
+    root_of_geom = m.body_rootid[m.geom_bodyid]
+
+    def touched() -> str | None:
+        for a, b in root_of_geom[d.contact.geom[: d.ncon]].tolist():
+            if robot in (a, b) and (piece := pieces.get(b if a == robot else a)):
+                return piece
+        return None
+    return touched
 
 
 def balanced_run(subtask: str, seed: int, nav, seconds: float) -> dict:
@@ -84,10 +86,11 @@ def balanced_run(subtask: str, seed: int, nav, seconds: float) -> dict:
     feet = [episode.model.body(f"{s}_ankle_roll_link").id for s in ("left", "right")]
     p0, start = c.base_pose(d), d.xpos[feet, :2].copy()
     slip, fell_at, outcome, touched = 0.0, None, None, None
+    furniture_touched = furniture_watch(episode)
     for k in range(int(round(seconds * 50))):
         outcome = episode.step(np.concatenate([upper, [0.74, *nav(k / 50)]])).outcome
         slip = max(slip, float(np.linalg.norm(d.xpos[feet, :2] - start, axis=1).max()))
-        if touched is None and (piece := furniture_touched(episode)):
+        if touched is None and (piece := furniture_touched()):
             touched = {"furniture": piece, "at_s": (k + 1) / 50}
         if c.fallen(d):
             fell_at = (k + 1) / 50

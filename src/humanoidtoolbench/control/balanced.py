@@ -113,10 +113,15 @@ def _robot_model(path: str) -> mujoco.MjModel:
     return mujoco.MjModel.from_xml_path(path)
 
 
+def _yaw(xmat: np.ndarray) -> float:
+    """The heading of a body from its world rotation matrix (MuJoCo's flat xmat row)."""
+    return math.atan2(xmat[3], xmat[0])
+
+
 def _roll_pitch(xmat: np.ndarray) -> tuple[float, float]:
     """Roll and pitch of a body (from its world rotation matrix) in its own heading frame."""
     r = xmat.reshape(3, 3)
-    yaw = math.atan2(r[1, 0], r[0, 0])
+    yaw = _yaw(xmat)
     c, s = math.cos(yaw), math.sin(yaw)
     h = np.array([[c, s, 0.0], [-s, c, 0.0], [0.0, 0.0, 1.0]]) @ r
     return math.atan2(h[2, 1], h[2, 2]), -math.asin(float(np.clip(h[2, 0], -1.0, 1.0)))
@@ -272,8 +277,7 @@ class BalancedController(FloatingBaseController):
         sch = self.schedule
         for side in SIDES:
             body = self._foot_body[side]
-            r = data.xmat[body]
-            sch.feet[side] = np.array([*data.xpos[body, :2], math.atan2(r[3], r[0])])
+            sch.feet[side] = np.array([*data.xpos[body, :2], _yaw(data.xmat[body])])
         mid = (sch.feet["left"][:2] + sch.feet["right"][:2]) / 2
         sch.body = np.array([*mid, sch.heading()])
         self.com.reset(data.subtree_com[self._pelvis, :2])

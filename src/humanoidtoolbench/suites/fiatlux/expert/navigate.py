@@ -213,8 +213,9 @@ def turn_to(ctx: Context, heading: float) -> Steps:
 
 def settle(ctx: Context) -> Steps:
     """Stand until the legs have stopped stepping (every joint within `STILL` of where it stood
-    `STILL_S` before), `SETTLE_S` at least and `SETTLE_MAX_S` at most. After a 1.4 rad turn at S09 (seed 12) the steps to a stop went on past
-    3 s, and a walk asked of a robot still stepping fell within a second."""
+    `STILL_S` before), `SETTLE_S` at least and `SETTLE_MAX_S` at most. After a 1.4 rad turn at S09
+    (seed 12) the steps to a stop went on past 3 s, and a walk asked of a robot still stepping fell
+    within a second."""
     ctx.cmd[32:36] = 0.0
     legs = []
     window = round(STILL_S / 0.02)
@@ -226,11 +227,11 @@ def settle(ctx: Context) -> Steps:
 
 
 def leg(ctx: Context, to: np.ndarray, speed: float) -> Generator[None, None, bool]:
-    """Walk towards `to` until (nearly) level with it; whether it took a step. The heading is the bearing to `to`, taken
-    again every step while `to` is more than `RE_AIM` away and then held; the commanded heading
-    swings to it at `WALK_TURN_RATE`. Aimed once at the start, the gait's sideways drift left a
-    leg's end 9-23 cm to the side (S07 seeds 10, 12 and 18), and the turn in place that made it
-    up (1.2-1.4 rad) fell."""
+    """Walk towards `to` until (nearly) level with it; whether it took a step. The heading is the
+    bearing to `to`, taken again every step while `to` is more than `RE_AIM` away and then held;
+    the commanded heading swings to it at `WALK_TURN_RATE`. Aimed once at the start, the gait's
+    sideways drift left a leg's end 9-23 cm to the side (S07 seeds 10, 12 and 18), and the turn in
+    place that made it up (1.2-1.4 rad) fell."""
     heading = math.atan2(*(to - ctx.obs.base[:2])[::-1])
     now = float(ctx.obs.base[3]) if ctx.cmd[34] == 0.0 else float(ctx.cmd[35])
     walked = False
