@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from humanoidtoolbench.control.balanced import BalancedController
+from humanoidtoolbench.control.footsteps import SIDES
 from humanoidtoolbench.control.joint_position import JOINT_NAMES
 from humanoidtoolbench.suites import toolbench
 from humanoidtoolbench.suites.fiatlux import SUITE
@@ -74,6 +75,15 @@ def test_the_hip_pitch_servos_are_damped_more_at_the_physics_rate():
     np.testing.assert_allclose(d.ctrl[c._leg_act] - c._leg_ctrl, expected)
 
 
+def _foot_poses(c, d) -> dict:
+    """Each foot's measured planar pose (x, y, yaw)."""
+    out = {}
+    for side, body in c._foot_body.items():
+        r = d.xmat[body]
+        out[side] = np.array([*d.xpos[body, :2], math.atan2(r[3], r[0])])
+    return out
+
+
 def test_stepping_from_standing_plans_from_the_measured_feet():
     """Where the feet stand is read when a walk starts: feet slipped 5 cm and turned 0.1 rad from
     the plan become the planned footholds, the body frame between them; standing does not re-plan,
@@ -94,10 +104,7 @@ def test_stepping_from_standing_plans_from_the_measured_feet():
     ep.step(stand)
     for side, foot in c.schedule.feet.items():
         np.testing.assert_array_equal(foot, planned[side])
-    measured = {}
-    for side, body in c._foot_body.items():
-        r = d.xmat[body]
-        measured[side] = np.array([*d.xpos[body, :2], math.atan2(r[3], r[0])])
+    measured = _foot_poses(c, d)
     com = d.subtree_com[c._pelvis, :2].copy()
     posture = c.ik.posture.target_q.copy()
     ep.step(np.concatenate([upper, [0.74, 0.07, 0.0, 0.5, yaw]]))
@@ -110,6 +117,54 @@ def test_stepping_from_standing_plans_from_the_measured_feet():
     assert np.linalg.norm(c.com.position - com) < 0.005  # the plan's CoM restarted at the measured one (one 20 ms step on)
     np.testing.assert_array_equal(c.ik.posture.target_q, posture)  # the legs' posture target is kept
     assert not BalancedController().tuning.anchor
+
+
+def _to_the_reland(ep, row: np.ndarray) -> None:
+    """Send `row` until the next command is the one that crosses `reland` of a double support
+    between two steps (the controller's own test, before that command)."""
+    c = ep.controller
+    sch, moment = c.schedule, c.tuning.reland
+    for _ in range(500):
+        if sch.phase == "double" and not (sch.from_stand or sch.to_stand) and sch.t <= moment * sch.duration < sch.t + 0.02:
+            return
+        ep.step(row)
+    raise AssertionError("no double support between steps")
+
+
+def test_turning_in_place_the_plan_moves_onto_the_planted_feet():
+    """Part-way through a double support of a turn in place the planted feet are read again: feet
+    slid 4 cm (the whole robot moved) become the planned footholds, and the body frame and the CoM
+    plan move with their mean. The steps to a stop and a walk's double supports keep their plan."""
+    import mujoco
+
+    ep = episode("balanced")
+    c, d, m = ep.controller, ep.data, ep.model
+    sch, upper = c.schedule, d.ctrl[c._slot_act].copy()
+    turn = np.concatenate([upper, [0.74, 0.0, 0.0, 0.5, c.base_pose(d).yaw + 1.0]])
+    _to_the_reland(ep, turn)
+    planned = {s: f.copy() for s, f in sch.feet.items()}
+    body, com, com_vel = sch.body.copy(), c.com.position, c.com.velocity
+    d.qpos[c._root_qpos : c._root_qpos + 2] += (0.0, 0.04)
+    mujoco.mj_forward(m, d)
+    measured = _foot_poses(c, d)
+    ep.step(turn)
+    shift = np.mean([measured[s][:2] - planned[s][:2] for s in SIDES], axis=0)
+    assert shift[1] > 0.035  # the slide, and whatever the turn had slipped
+    for side in SIDES:
+        np.testing.assert_allclose(sch.feet[side], measured[side], atol=1e-12)
+    np.testing.assert_allclose(sch.body[:2], body[:2] + shift, atol=1e-12)
+    assert np.linalg.norm(c.com.position - (com + shift + 0.02 * com_vel)) < 0.002  # moved with the feet, one 20 ms step on
+
+    stop = np.concatenate([upper, [0.74, 0.0, 0.0, 0.0, 0.0]])
+    walk = np.concatenate([upper, [0.74, 0.07, 0.0, 0.5, c.base_pose(d).yaw]])
+    for lead, row in ((turn, stop), (walk, walk)):  # the moment of the next double support, then the row
+        _to_the_reland(ep, lead)
+        planned = {s: f.copy() for s, f in sch.feet.items()}
+        ep.step(row)
+        assert sch.phase == "double"
+        for side in SIDES:
+            np.testing.assert_array_equal(sch.feet[side], planned[side])
+    assert BalancedController().tuning.reland is None
 
 
 def test_a_joint_position_row_is_refused_under_balanced():

@@ -39,10 +39,14 @@ the physics rate, the leg targets move against the measured joint
 velocities, so lightly damped servos brake as more damped ones would
 (`leg_damping`, the only per-physics-step work); and stepping that starts
 from standing plans from the robot as it stands, not from where the last
-plan left its feet (`anchor`: soft-servo feet slide in a turn). Off by
-default: the stiff `balanced` variant stands and walks without them. Another option, also off by default, takes the
-ground from the surface under the spawn point at reset (a ladder's tread):
-feet, pelvis height and pendulum then count from it.
+plan left its feet (`anchor`: soft-servo feet slide in a turn); and, in a
+turn in place, part-way through each double support between steps the plan
+moves onto the planted feet as measured (`reland`: they slide in every
+step of a turn).
+Off by default: the stiff `balanced` variant stands and walks without them.
+Another option, also off by default, takes the ground from the surface
+under the spawn point at reset (a ladder's tread): feet, pelvis height and
+pendulum then count from it.
 """
 
 from __future__ import annotations
@@ -93,6 +97,7 @@ class Tuning:
     ground_from_spawn: bool = False  # stand on the surface under the spawn point (a ladder's tread), not z = 0
     leg_damping: tuple[float, ...] = (0.0,) * 6  # N m s/rad added to each leg's (hip pitch, roll, yaw, knee, ankle pitch, roll) servo, every physics step
     anchor: bool = False  # when stepping starts from standing, plan from the measured feet, CoM and joints (`_anchor`)
+    reland: float | None = None  # turning in place: at this fraction of each double support between steps, plan from the planted feet (`_reland`)
 
 
 # The stiff `balanced` variant's tuning. With no damping lead on the swinging leg, its servo
@@ -212,6 +217,10 @@ class BalancedController(FloatingBaseController):
         if stepping and tn.anchor and sch.phase == "stand":
             self._anchor(data)
             velocity = self._body_velocity(data, cmd)  # from the anchored frame, as every later step computes it
+        translating = max(abs(velocity[0]), abs(velocity[1])) > IDLE
+        if (tn.reland is not None and stepping and not translating and sch.phase == "double" and not sch.from_stand
+                and sch.t <= tn.reland * sch.duration < sch.t + dt):
+            self._reland(data)
         ref, centre, feet_ahead = sch.preview(dt, self.com.steps, velocity, stepping)
         ref = ref - swing_zmp_shift(ref, centre, feet_ahead, dt, tn.swing_leg_mass / self.ff.mass, zc)
 
@@ -245,7 +254,6 @@ class BalancedController(FloatingBaseController):
         torques = self.ff.torques(q, share, cop, self.com.acceleration, self.ground)
         tau = torques[self._ik_leg_dof]
         damping = self._leg_kd * self.ik.velocity[self._ik_leg_dof]
-        translating = max(abs(velocity[0]), abs(velocity[1])) > IDLE
         if sch.phase == "single":  # a swinging leg's damping lead: a share of the full one, walking backwards
             lead = tn.swing_lead if velocity[0] < -IDLE else 0.0
             damping[slice(0, 6) if sch.swing == "left" else slice(6, 12)] *= lead
@@ -276,12 +284,29 @@ class BalancedController(FloatingBaseController):
         and 9 cm off the plan), and a walk planned on the old footholds fell in its second step."""
         sch = self.schedule
         for side in SIDES:
-            body = self._foot_body[side]
-            sch.feet[side] = np.array([*data.xpos[body, :2], _yaw(data.xmat[body])])
+            sch.feet[side] = self._measured_pose(data, side)
         mid = (sch.feet["left"][:2] + sch.feet["right"][:2]) / 2
         sch.body = np.array([*mid, sch.heading()])
         self.com.reset(data.subtree_com[self._pelvis, :2])
         self.ik.set_q(data.qpos[self._scene_qpos], posture=False)
+
+    def _reland(self, data: mujoco.MjData) -> None:
+        """Move the plan onto the planted feet as measured; the body frame and the planned CoM
+        shift by the feet's mean error, so the CoM keeps its place between them. In a turn in
+        place on soft servos every landing slides (at S09 seed 13 the turn's last right step landed
+        8 cm off its plan; in the double support after it the left foot pitched onto its edge and
+        the robot fell). Read mid-way through the double support, the landed foot has stopped
+        bouncing; read at the landing, on straight walks, it had not (0 of 10 stood). Not in the
+        steps to a stop: feet read where they slid are never back at home, and a stop went on
+        stepping until the expert's 8 s bound after every turn (S07 seed 19 timed out so)."""
+        sch = self.schedule
+        shift = np.zeros(2)
+        for side in SIDES:
+            measured = self._measured_pose(data, side)
+            shift += (measured[:2] - sch.feet[side][:2]) / 2
+            sch.feet[side] = measured
+        sch.body[:2] += shift
+        self.com.x[0] += shift
 
     def _stabilise(self, data: mujoco.MjData, target: np.ndarray, tau: np.ndarray, translating: bool) -> tuple[np.ndarray, np.ndarray]:
         """Measured-state feedback for soft servos.
@@ -385,3 +410,8 @@ class BalancedController(FloatingBaseController):
 
     def _measured_foot(self, data: mujoco.MjData, side: str) -> np.ndarray:
         return data.xpos[self._foot_body[side], :2].copy()
+
+    def _measured_pose(self, data: mujoco.MjData, side: str) -> np.ndarray:
+        """A foot's planar pose (x, y, yaw) as it stands."""
+        body = self._foot_body[side]
+        return np.array([*data.xpos[body, :2], _yaw(data.xmat[body])])

@@ -51,7 +51,7 @@ STROLL = Timing(single=0.8, double=0.6, first=0.8, last=0.8, swing_height=0.03, 
 # measured feet: 11 and 11, each fall in its turn.
 SOFT = Tuning(dcm_gain=2.0, dcm_clip=0.05, flat_feet=0.5, attitude=(50.0, 70.0, 10.0), idle_capture=True, swing_level=0.7,
              ground_from_spawn=True, turn_time_constant=STROLL.step,  # a start on the tread stands there
-             leg_damping=(6.0, 0.0, 0.0, 0.0, 0.0, 0.0), anchor=True)
+             leg_damping=(6.0, 0.0, 0.0, 0.0, 0.0, 0.0), anchor=True, reland=0.5)
 SLOT_INDEX = np.array([JOINT_NAMES.index(n) for n in JOINT_SLOTS])
 
 
