@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from humanoidtoolbench.control.balanced import BalancedController
+from humanoidtoolbench.control.balanced import IDLE, BalancedController
+from humanoidtoolbench.control.decoupled_v1 import decode
 from humanoidtoolbench.control.footsteps import SIDES
 from humanoidtoolbench.control.joint_position import JOINT_NAMES
 from humanoidtoolbench.suites import toolbench
@@ -134,7 +135,8 @@ def _to_the_reland(ep, row: np.ndarray) -> None:
 def test_turning_in_place_the_plan_moves_onto_the_planted_feet():
     """Part-way through a double support of a turn in place the planted feet are read again: feet
     slid 4 cm (the whole robot moved) become the planned footholds, and the body frame and the CoM
-    plan move with their mean. The steps to a stop and a walk's double supports keep their plan."""
+    plan move with their mean; so they are in the turn's last, nearly idle steps. The steps to a
+    stop (the zero command) and a walk's double supports keep their plan."""
     import mujoco
 
     ep = episode("balanced")
@@ -156,14 +158,34 @@ def test_turning_in_place_the_plan_moves_onto_the_planted_feet():
     assert np.linalg.norm(c.com.position - (com + shift + 0.02 * com_vel)) < 0.002  # moved with the feet, one 20 ms step on
 
     stop = np.concatenate([upper, [0.74, 0.0, 0.0, 0.0, 0.0]])
+    _to_the_reland(ep, turn)
+    planned = {s: f.copy() for s, f in sch.feet.items()}
+    ep.step(stop)
+    assert sch.phase == "double"
+    for side in SIDES:
+        np.testing.assert_array_equal(sch.feet[side], planned[side])
+
+    # The turn's last steps, the heading within a few hundredths: too little yaw to count as
+    # stepping, and still read again while the heading stays engaged.
+    for _ in range(12):
+        _to_the_reland(ep, turn)
+        if max(abs(v) for v in c._body_velocity(d, decode(turn))) <= IDLE:
+            break
+        ep.step(turn)
+    else:
+        raise AssertionError("the turn never came to its last steps")
+    measured = _foot_poses(c, d)
+    ep.step(turn)
+    for side in SIDES:
+        np.testing.assert_allclose(sch.feet[side], measured[side], atol=1e-12)
+
     walk = np.concatenate([upper, [0.74, 0.07, 0.0, 0.5, c.base_pose(d).yaw]])
-    for lead, row in ((turn, stop), (walk, walk)):  # the moment of the next double support, then the row
-        _to_the_reland(ep, lead)
-        planned = {s: f.copy() for s, f in sch.feet.items()}
-        ep.step(row)
-        assert sch.phase == "double"
-        for side in SIDES:
-            np.testing.assert_array_equal(sch.feet[side], planned[side])
+    _to_the_reland(ep, walk)
+    planned = {s: f.copy() for s, f in sch.feet.items()}
+    ep.step(walk)
+    assert sch.phase == "double"
+    for side in SIDES:
+        np.testing.assert_array_equal(sch.feet[side], planned[side])
     assert BalancedController().tuning.reland is None
 
 

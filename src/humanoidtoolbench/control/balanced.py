@@ -39,10 +39,11 @@ the physics rate, the leg targets move against the measured joint
 velocities, so lightly damped servos brake as more damped ones would
 (`leg_damping`, the only per-physics-step work); and stepping that starts
 from standing plans from the robot as it stands, not from where the last
-plan left its feet (`anchor`: soft-servo feet slide in a turn); and, in a
-turn in place, part-way through each double support between steps the plan
-moves onto the planted feet as measured (`reland`: they slide in every
-step of a turn).
+plan left its feet (`anchor`: soft-servo feet slide in a turn); and, while
+the command engages walking but asks for no translation (a turn in place,
+a heading held), part-way through each double support between steps the
+plan moves onto the planted feet as measured (`reland`: they slide in
+every step of a turn).
 Off by default: the stiff `balanced` variant stands and walks without them.
 Another option, also off by default, takes the ground from the surface
 under the spawn point at reset (a ladder's tread): feet, pelvis height and
@@ -97,7 +98,7 @@ class Tuning:
     ground_from_spawn: bool = False  # stand on the surface under the spawn point (a ladder's tread), not z = 0
     leg_damping: tuple[float, ...] = (0.0,) * 6  # N m s/rad added to each leg's (hip pitch, roll, yaw, knee, ankle pitch, roll) servo, every physics step
     anchor: bool = False  # when stepping starts from standing, plan from the measured feet, CoM and joints (`_anchor`)
-    reland: float | None = None  # turning in place: at this fraction of each double support between steps, plan from the planted feet (`_reland`)
+    reland: float | None = None  # engaged, no translation: at this fraction of each double support between steps, plan from the planted feet (`_reland`)
 
 
 # The stiff `balanced` variant's tuning. With no damping lead on the swinging leg, its servo
@@ -218,7 +219,7 @@ class BalancedController(FloatingBaseController):
             self._anchor(data)
             velocity = self._body_velocity(data, cmd)  # from the anchored frame, as every later step computes it
         translating = max(abs(velocity[0]), abs(velocity[1])) > IDLE
-        if (tn.reland is not None and stepping and not translating and sch.phase == "double" and not sch.from_stand
+        if (tn.reland is not None and cmd.walking and not translating and sch.phase == "double" and not sch.from_stand
                 and sch.t <= tn.reland * sch.duration < sch.t + dt):
             self._reland(data)
         ref, centre, feet_ahead = sch.preview(dt, self.com.steps, velocity, stepping)
@@ -296,9 +297,13 @@ class BalancedController(FloatingBaseController):
         place on soft servos every landing slides (at S09 seed 13 the turn's last right step landed
         8 cm off its plan; in the double support after it the left foot pitched onto its edge and
         the robot fell). Read mid-way through the double support, the landed foot has stopped
-        bouncing; read at the landing, on straight walks, it had not (0 of 10 stood). Not in the
-        steps to a stop: feet read where they slid are never back at home, and a stop went on
-        stepping until the expert's 8 s bound after every turn (S07 seed 19 timed out so)."""
+        bouncing; read at the landing, on straight walks, it had not (0 of 10 stood). While the
+        command engages walking, not only while it asks for a turn: under a heading held at its
+        end, the last steps ask for too little yaw to count as stepping, and turning steps read
+        again followed by last steps that were not fell as the turn ended (11 of 12 turns in
+        place at S07's start). Not in the steps to a stop (the zero command): feet read where
+        they slid are never back at home, and a stop went on stepping until the expert's 8 s
+        bound after every turn (S07 seed 19 timed out so)."""
         sch = self.schedule
         shift = np.zeros(2)
         for side in SIDES:
