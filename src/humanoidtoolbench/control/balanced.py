@@ -293,17 +293,14 @@ class BalancedController(FloatingBaseController):
 
     def _reland(self, data: mujoco.MjData) -> None:
         """Move the plan onto the planted feet as measured; the body frame and the planned CoM
-        shift by the feet's mean error, so the CoM keeps its place between them. In a turn in
-        place on soft servos every landing slides (at S09 seed 13 the turn's last right step landed
-        8 cm off its plan; in the double support after it the left foot pitched onto its edge and
-        the robot fell). Read mid-way through the double support, the landed foot has stopped
-        bouncing; read at the landing, on straight walks, it had not (0 of 10 stood). While the
-        command engages walking, not only while it asks for a turn: under a heading held at its
-        end, the last steps ask for too little yaw to count as stepping, and turning steps read
-        again followed by last steps that were not fell as the turn ended (11 of 12 turns in
-        place at S07's start). Not in the steps to a stop (the zero command): feet read where
-        they slid are never back at home, and a stop went on stepping until the expert's 8 s
-        bound after every turn (S07 seed 19 timed out so)."""
+        shift by the feet's mean error, so the CoM keeps its place between them. Soft-servo feet
+        slide in every step of a turn (at S09 seed 13 a landing 8 cm off its plan tipped the robot
+        over the other foot). Read mid-way through the double support: at the landing the foot
+        still bounces (read there, straight walks stood 0 of 10). Called while the command engages
+        walking with no translation, not only while it asks for yaw: the last steps of a heading
+        held to its end ask too little yaw to count, and turns read step by step but not at their
+        end fell there (11 of 12 in place at S07's start). Never in the steps to a stop: feet read
+        where they slid are never back at home, and the stop did not end."""
         sch = self.schedule
         shift = np.zeros(2)
         for side in SIDES:
