@@ -132,6 +132,18 @@ def _to_the_reland(ep, row: np.ndarray) -> None:
     raise AssertionError("no double support between steps")
 
 
+def _keeps_its_plan(ep, lead: np.ndarray, row: np.ndarray) -> None:
+    """Send `lead` to the moment of the next double support between steps, then `row` across it:
+    the planned feet stay as they were."""
+    sch = ep.controller.schedule
+    _to_the_reland(ep, lead)
+    planned = {s: f.copy() for s, f in sch.feet.items()}
+    ep.step(row)
+    assert sch.phase == "double"
+    for side in SIDES:
+        np.testing.assert_array_equal(sch.feet[side], planned[side])
+
+
 def test_turning_in_place_the_plan_moves_onto_the_planted_feet():
     """Part-way through a double support of a turn in place the planted feet are read again: feet
     slid 4 cm (the whole robot moved) become the planned footholds, and the body frame and the CoM
@@ -157,13 +169,7 @@ def test_turning_in_place_the_plan_moves_onto_the_planted_feet():
     np.testing.assert_allclose(sch.body[:2], body[:2] + shift, atol=1e-12)
     assert np.linalg.norm(c.com.position - (com + shift + 0.02 * com_vel)) < 0.002  # moved with the feet, one 20 ms step on
 
-    stop = np.concatenate([upper, [0.74, 0.0, 0.0, 0.0, 0.0]])
-    _to_the_reland(ep, turn)
-    planned = {s: f.copy() for s, f in sch.feet.items()}
-    ep.step(stop)
-    assert sch.phase == "double"
-    for side in SIDES:
-        np.testing.assert_array_equal(sch.feet[side], planned[side])
+    _keeps_its_plan(ep, turn, np.concatenate([upper, [0.74, 0.0, 0.0, 0.0, 0.0]]))  # a stop
 
     # The turn's last steps, the heading within a few hundredths: too little yaw to count as
     # stepping, and still read again while the heading stays engaged.
@@ -180,12 +186,7 @@ def test_turning_in_place_the_plan_moves_onto_the_planted_feet():
         np.testing.assert_allclose(sch.feet[side], measured[side], atol=1e-12)
 
     walk = np.concatenate([upper, [0.74, 0.07, 0.0, 0.5, c.base_pose(d).yaw]])
-    _to_the_reland(ep, walk)
-    planned = {s: f.copy() for s, f in sch.feet.items()}
-    ep.step(walk)
-    assert sch.phase == "double"
-    for side in SIDES:
-        np.testing.assert_array_equal(sch.feet[side], planned[side])
+    _keeps_its_plan(ep, walk, walk)
     assert BalancedController().tuning.reland is None
 
 
