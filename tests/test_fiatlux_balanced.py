@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -122,14 +123,14 @@ def test_stepping_from_standing_plans_from_the_measured_feet():
 
 def _to_the_reland(ep, row: np.ndarray) -> None:
     """Send `row` until the next command is the one that crosses `reland` of a double support
-    between two steps (the controller's own test, before that command)."""
+    after a step (the controller's own test, before that 20 ms command)."""
     c = ep.controller
     sch, moment = c.schedule, c.tuning.reland
     for _ in range(500):
-        if sch.phase == "double" and not (sch.from_stand or sch.to_stand) and sch.t <= moment * sch.duration < sch.t + 0.02:
+        if sch.phase == "double" and not sch.from_stand and sch.t <= moment * sch.duration < sch.t + 0.02:
             return
         ep.step(row)
-    raise AssertionError("no double support between steps")
+    raise AssertionError("no double support after a step")
 
 
 def _keeps_its_plan(ep, lead: np.ndarray, row: np.ndarray) -> None:
@@ -168,6 +169,13 @@ def test_turning_in_place_the_plan_moves_onto_the_planted_feet():
         np.testing.assert_allclose(sch.feet[side], measured[side], atol=1e-12)
     np.testing.assert_allclose(sch.body[:2], body[:2] + shift, atol=1e-12)
     assert np.linalg.norm(c.com.position - (com + shift + 0.02 * com_vel)) < 0.002  # moved with the feet, one 20 ms step on
+    relanded = {s: f.copy() for s, f in sch.feet.items()}
+    d.qpos[c._root_qpos : c._root_qpos + 2] += (0.0, 0.02)  # once per double support: a later slide is not read
+    mujoco.mj_forward(m, d)
+    ep.step(turn)
+    assert sch.phase == "double"
+    for side in SIDES:
+        np.testing.assert_array_equal(sch.feet[side], relanded[side])
 
     _keeps_its_plan(ep, turn, np.concatenate([upper, [0.74, 0.0, 0.0, 0.0, 0.0]]))  # a stop
 
@@ -188,6 +196,8 @@ def test_turning_in_place_the_plan_moves_onto_the_planted_feet():
     walk = np.concatenate([upper, [0.74, 0.07, 0.0, 0.5, c.base_pose(d).yaw]])
     _keeps_its_plan(ep, walk, walk)
     assert BalancedController().tuning.reland is None
+    with pytest.raises(ValueError, match="reland"):
+        dataclasses.replace(c.tuning, reland=0.0)  # at the landing, the foot still bounces
 
 
 def test_a_joint_position_row_is_refused_under_balanced():

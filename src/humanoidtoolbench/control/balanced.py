@@ -41,7 +41,7 @@ velocities, so lightly damped servos brake as more damped ones would
 from standing plans from the robot as it stands, not from where the last
 plan left its feet (`anchor`: soft-servo feet slide in a turn); and, while
 the command engages walking but asks for no translation (a turn in place,
-a heading held), part-way through each double support between steps the
+a heading held), part-way through each double support after a step the
 plan moves onto the planted feet as measured (`reland`: they slide in
 every step of a turn).
 Off by default: the stiff `balanced` variant stands and walks without them.
@@ -98,7 +98,11 @@ class Tuning:
     ground_from_spawn: bool = False  # stand on the surface under the spawn point (a ladder's tread), not z = 0
     leg_damping: tuple[float, ...] = (0.0,) * 6  # N m s/rad added to each leg's (hip pitch, roll, yaw, knee, ankle pitch, roll) servo, every physics step
     anchor: bool = False  # when stepping starts from standing, plan from the measured feet, CoM and joints (`_anchor`)
-    reland: float | None = None  # engaged, no translation: at this fraction of each double support between steps, plan from the planted feet (`_reland`)
+    reland: float | None = None  # engaged, no translation: at this fraction (0-1) of each double support after a step, plan from the planted feet (`_reland`)
+
+    def __post_init__(self) -> None:
+        if self.reland is not None and not 0.0 < self.reland < 1.0:
+            raise ValueError(f"Tuning.reland is a fraction of the double support, 0 < reland < 1; got {self.reland}")
 
 
 # The stiff `balanced` variant's tuning. With no damping lead on the swinging leg, its servo
@@ -295,12 +299,11 @@ class BalancedController(FloatingBaseController):
         """Move the plan onto the planted feet as measured; the body frame and the planned CoM
         shift by the feet's mean error, so the CoM keeps its place between them. Soft-servo feet
         slide in every step of a turn (at S09 seed 13 a landing 8 cm off its plan tipped the robot
-        over the other foot). Read mid-way through the double support: at the landing the foot
-        still bounces (read there, straight walks stood 0 of 10). Called while the command engages
-        walking with no translation, not only while it asks for yaw: the last steps of a heading
-        held to its end ask too little yaw to count, and turns read step by step but not at their
-        end fell there (11 of 12 in place at S07's start). Never in the steps to a stop: feet read
-        where they slid are never back at home, and the stop did not end."""
+        over the other foot); part-way through the double support the landed foot has stopped
+        bouncing. While the command engages walking, not only while it asks for yaw: a heading
+        held to its end asks too little yaw in its last steps to count as stepping, and turns
+        read in every step but those fell there. Not under the zero command: feet read where
+        they slid are never back at home, and its steps to a stop did not end."""
         sch = self.schedule
         shift = np.zeros(2)
         for side in SIDES:
