@@ -134,7 +134,7 @@ def _to_the_reland(ep, row: np.ndarray) -> None:
 
 
 def _keeps_its_plan(ep, lead: np.ndarray, row: np.ndarray) -> None:
-    """Send `lead` to the moment of the next double support between steps, then `row` across it:
+    """Send `lead` to the moment of the next double support after a step, then `row` across it:
     the planned feet stay as they were."""
     sch = ep.controller.schedule
     _to_the_reland(ep, lead)
