@@ -91,6 +91,9 @@ def test_privileged_state_carries_what_the_expert_reads():
     assert world["subtask"] == "S08" and world["controller"] == "balanced"
     assert world["joints"].shape == (43,) and world["base"].shape == (4,)
     np.testing.assert_allclose(world["base"][:3], world["poses"]["pelvis"][:3])
+    assert world["grip_force"] == {"old_bulb": 0.0, "fresh_bulb": 0.0}  # S08 starts with the hands free
+    held = privileged(subtask="S05")["grip_force"]
+    assert held["old_bulb"] > 1.0 and held["fresh_bulb"] == 0.0
 
 
 @pytest.mark.parametrize(

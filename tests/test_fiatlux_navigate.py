@@ -132,15 +132,57 @@ def test_the_expert_walks_to_the_fresh_bulb():
 
 
 def test_a_carrying_errand_commands_the_grip_the_start_set():
-    """S05 starts with the old bulb in the right fingers: the expert's rows keep the arm and finger
-    targets of that grip (beyond the glass, where the measured fingers stopped)."""
+    """S05 starts with the old bulb in the right fingers: the expert's rows keep the arm and thumb
+    targets of that grip and the fingers' targets beyond the glass, where the measured fingers
+    stopped; the start presses more than the band (24 N at seed 0), so the first row eases the
+    index and middle fingers one step."""
     ep = SUITE.make_episode(BY_KEY["S05"], 0, SUITE.make_controller("balanced"), "fast")
     ep.reset()
-    rows = Expert()({"privileged": ep.privileged(), "history": {"reset": True}, "state": {}})
-    measured = ep.privileged()["joints"]
-    for name, v in (GRIP_POSE | GRIP_FINGERS).items():
+    world = ep.privileged()
+    assert world["grip_force"]["old_bulb"] > nav.GRIP_FORCE[1]
+    rows = Expert()({"privileged": world, "history": {"reset": True}, "state": {}})
+    measured = world["joints"]
+    for name, v in GRIP_POSE.items():
         assert rows[0][JOINT_SLOTS.index(name)] == v
-    assert any(abs(measured[JOINT_NAMES.index(n)] - v) > 0.05 for n, v in GRIP_FINGERS.items())
+    pressing = {n: v for n, v in GRIP_FINGERS.items() if abs(measured[JOINT_NAMES.index(n)] - v) > 0.05}
+    assert pressing.keys() & nav.EASED and pressing.keys() - nav.EASED  # fingers and thumb press
+    for name, v in pressing.items():
+        now = measured[JOINT_NAMES.index(name)]
+        eased = nav.SQUEEZE_RATE if name in nav.EASED else 1.0
+        assert (rows[0][JOINT_SLOTS.index(name)] - now) / (v - now) == pytest.approx(eased)
+
+
+def test_the_grip_eases_while_the_glass_feels_more_than_the_band_and_firms_up_below_it():
+    """Each new observation outside GRIP_FORCE scales the squeeze (the index and middle fingers'
+    targets beyond where they stand) by SQUEEZE_RATE, down above the band and back up to the start's
+    grip below it; the arm and thumb keep the start's targets and the walk's rows pass through."""
+    from types import SimpleNamespace
+
+    joints = np.zeros(len(JOINT_NAMES))
+    ctx = SimpleNamespace(cmd=np.zeros(43), obs=None)
+    forces = [30.0] * 5 + [10.0] * 3 + [2.0] * 20
+    finger = JOINT_SLOTS.index("right_hand_index_1_joint")
+    target = GRIP_FINGERS["right_hand_index_1_joint"]
+
+    def walk():
+        for f in forces:
+            ctx.obs = SimpleNamespace(world={"joints": joints, "grip_force": {"old_bulb": f}})
+            for _ in range(CHUNK):  # a new observation every CHUNK rows, as the follower feeds them
+                ctx.cmd[32] = f
+                yield
+
+    squeezes = []
+    for k, _ in enumerate(nav.holding(ctx, "old_bulb", walk())):
+        assert ctx.cmd[32] == forces[k // CHUNK]
+        squeezes.append(ctx.cmd[finger] / target)  # the measured finger stands at 0
+        for name, v in (GRIP_POSE | GRIP_FINGERS).items():
+            if name not in nav.EASED:
+                assert ctx.cmd[JOINT_SLOTS.index(name)] == v
+    per_obs = squeezes[::CHUNK]
+    np.testing.assert_allclose(per_obs[:5], nav.SQUEEZE_RATE ** np.arange(1, 6))
+    assert per_obs[5] == per_obs[6] == per_obs[7] == per_obs[4]  # inside the band: held
+    assert per_obs[8] > per_obs[7] and per_obs[-1] == 1.0  # below it: firmed up, to the start's grip and no further
+    assert all(s == per_obs[i // CHUNK] for i, s in enumerate(squeezes))  # set once per observation
 
 
 def test_the_expert_carries_the_old_bulb_to_the_crate():

@@ -500,8 +500,9 @@ class FiatluxEpisode(Episode):
     def privileged(self) -> dict:
         """The original's privileged observation (six poses, four distances, two seat flags), plus
         what a scripted expert needs beside it: the subtask, the controller, the base pose, every
-        joint angle (JOINT_NAMES order), the seat and the socket's axis, the floor footprints and the room's
-        walls (x0, y0, x1, y1)."""
+        joint angle (JOINT_NAMES order), the seat and the socket's axis, the largest force a hand
+        body puts on each bulb (the crush limit's; the state's hand contacts carry it too), the
+        floor footprints and the room's walls (x0, y0, x1, y1)."""
         d, s = self.data, self.last
         poses = {n: np.concatenate([d.xpos[b], d.xquat[b]]) for n, b in self._body.items()}
         base = self.controller.base_pose(d)
@@ -521,6 +522,7 @@ class FiatluxEpisode(Episode):
                 "fresh_bulb_to_seat": s.bulbs["fresh_bulb"].plug_to_seat,
             },
             "seated": {b: s.bulbs[b].seated for b in BULBS},
+            "grip_force": {b: s.bulbs[b].grip_force for b in BULBS},
             "footprints": self.footprints(),
             "room": (ROOM_CENTRE[0] - ROOM_SIZE[0] / 2, ROOM_CENTRE[1] - ROOM_SIZE[1] / 2,
                      ROOM_CENTRE[0] + ROOM_SIZE[0] / 2, ROOM_CENTRE[1] + ROOM_SIZE[1] / 2),
