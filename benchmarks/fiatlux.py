@@ -30,10 +30,10 @@ reach it, and such a fall measures the collision rather than the balance.
 
 `--ladder` measures what moving the ladder (S01) asks of the robot, at S01's
 layout, the robot standing under `balanced` meanwhile: a horizontal force
-ramped on the ladder (0-300 N over 8 s) at 0.3, 0.7 and 1.0 m above its
-footprint, from its steps, its back and its side, until it slides or
-tips; then a horizontal force ramped at the standing robot's two wrists
-(0-150 N over 15 s), forward and backward, until it falls.
+ramped at 5 N/s on the ladder at 0.3, 0.84 and 1.0 m above its footprint,
+from its steps, its back and its side, until it slides (5 mm) or tips
+(0.02 rad); then one ramped at the standing robot's two wrists, forward
+and backward, until it falls.
 """
 
 from __future__ import annotations
@@ -174,19 +174,22 @@ def turns(subtask: str, seeds: int, angle: float = 1.4) -> None:
     print(json.dumps({"subtask": BY_KEY[subtask].name, "angle_rad": angle, **{way.replace(", ", "_").replace(" ", "_"): n for way, n in counts.items()}}))
 
 
-def ramp(seed: int, load, gave_way, fmax: float, seconds: float) -> tuple[float, str] | None:
-    """The force (N) and the way something gave as `load(episode, F)` ramps F from 0 to `fmax`
-    over `seconds`, the robot commanded to stand at S01's layout; None if nothing gave."""
+RAMP = 5.0  # N/s: slow enough that what gives, gives within a few newtons of where it starts to
+
+
+def ramp(seed: int, load, gave_way, fmax: float) -> tuple[float, str] | None:
+    """The force (N) and the way something gave as `load(episode, F)` ramps F from 0 to `fmax` at
+    RAMP, the robot commanded to stand at S01's layout; `gave_way(episode, start)` compares with
+    the snapshot at the start. None if nothing gave."""
     episode = SUITE.make_episode(BY_KEY["S01"], seed, SUITE.make_controller("balanced"), "fast")
     episode.reset()
-    c, d = episode.controller, episode.data
+    c, d, start = episode.controller, episode.data, episode.last
     row = np.concatenate([d.ctrl[c._slot_act], [0.74, 0.0, 0.0, 0.0, 0.0]])
-    n = int(round(seconds * 50))
-    for k in range(n):
-        force = fmax * k / n
+    for k in range(int(round(fmax / RAMP * 50))):
+        force = RAMP * k / 50
         load(episode, force)
         episode.step(row)
-        if way := gave_way(episode):
+        if way := gave_way(episode, start):
             return force, way
     return None
 
@@ -196,18 +199,17 @@ def ladder(seed: int) -> None:
         def load(episode: FiatluxEpisode, force: float) -> None:
             d, b = episode.data, episode.model.body("ladder").id
             R = d.xmat[b].reshape(3, 3)
-            f = force * (R @ np.array([*local, 0.0]))
+            along = R @ np.array([*local, 0.0])
+            f = force * np.array([along[0], along[1], 0.0]) / math.hypot(along[0], along[1])
             d.xfrc_applied[b, :3] = f
             d.xfrc_applied[b, 3:] = np.cross(d.xpos[b] + R @ np.array([0.0, 0.0, height]) - d.xipos[b], f)
         return load
 
-    def ladder_gave(start: dict):
-        def gave(episode: FiatluxEpisode) -> str | None:
-            s = episode.last
-            if s.ladder_tilt > 0.05:
-                return "tips"
-            return "slides" if np.linalg.norm(s.ladder_root[:2] - start["root"]) > 0.01 else None
-        return gave
+    def ladder_gave(episode: FiatluxEpisode, start) -> str | None:
+        s = episode.last
+        if s.ladder_tilt > 0.02:  # its far feet 1-2 cm up
+            return "tips"
+        return "slides" if np.linalg.norm(s.ladder_root[:2] - start.ladder_root[:2]) > 0.005 else None
 
     def at_wrists(sign: float):
         def load(episode: FiatluxEpisode, force: float) -> None:
@@ -217,20 +219,15 @@ def ladder(seed: int) -> None:
                 d.xfrc_applied[m.body(f"{side}_wrist_yaw_link").id, :3] = sign * force / 2 * np.array([math.cos(yaw), math.sin(yaw), 0.0])
         return load
 
-    start = SUITE.make_episode(BY_KEY["S01"], seed, SUITE.make_controller("balanced"), "fast")
-    start.reset()
-    root = {"root": start.snapshot().ladder_root[:2].copy()}
     pushes = {}
-    for height in (0.3, 0.7, 1.0):
+    for height in (0.3, 0.84, 1.0):  # 0.84 m: the standing robot's wrists
         for way, local in (("steps", (0.0, 1.0)), ("back", (0.0, -1.0)), ("side", (1.0, 0.0))):  # its steps face local -y
-            gave = ramp(seed, on_ladder(height, local), ladder_gave(root), 300.0, 8.0)
-            pushes[f"ladder_from_{way}_{height}m"] = gave
-            print(f"ladder, pushed from its {way} at {height} m: " + (f"{gave[1]} at {gave[0]:.0f} N" if gave else "holds 300 N"))
+            gave = pushes[f"ladder_from_{way}_{height}m"] = ramp(seed, on_ladder(height, local), ladder_gave, 200.0)
+            print(f"ladder, pushed from its {way} at {height} m: " + (f"{gave[1]} at {gave[0]:.0f} N" if gave else "holds 200 N"))
     for way, sign in (("forward", 1.0), ("backward", -1.0)):
-        gave = ramp(seed, at_wrists(sign), lambda e: "falls" if e.controller.fallen(e.data) else None, 150.0, 15.0)
-        pushes[f"robot_wrists_{way}"] = gave
-        print(f"standing robot, pulled {way} at both wrists: " + (f"falls at {gave[0]:.0f} N" if gave else "holds 150 N"))
-    print(json.dumps({"subtask": "MoveLadder", "seed": seed, "controller": "balanced",
+        gave = pushes[f"robot_wrists_{way}"] = ramp(seed, at_wrists(sign), lambda e, _: "falls" if e.controller.fallen(e.data) else None, 80.0)
+        print(f"standing robot, pulled {way} at both wrists: " + (f"falls at {gave[0]:.0f} N" if gave else "holds 80 N"))
+    print(json.dumps({"subtask": "MoveLadder", "seed": seed, "controller": "balanced", "ramp_n_per_s": RAMP,
                       **{k: (None if v is None else {"force_n": round(v[0], 1), "gave": v[1]}) for k, v in pushes.items()}}))
 
 
@@ -244,7 +241,7 @@ def main() -> None:
     parser.add_argument("--subtask", default="S07")
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--balanced", action="store_true", help="measure the balanced controller on the Fiatlux robot instead")
-    parser.add_argument("--seed", type=int, default=0, help="the layout seed of --balanced")
+    parser.add_argument("--seed", type=int, default=0, help="the layout seed of --balanced and --ladder")
     parser.add_argument("--turns", action="store_true", help="count the balanced robot's turns, in place, walked and walked off, that end standing")
     parser.add_argument("--seeds", type=int, default=6, help="layout seeds 0..N-1 of --turns, each turned both ways, in place, walked and walked off")
     parser.add_argument("--ladder", action="store_true", help="the forces that slide or tip S01's ladder, and those the standing robot holds at its wrists")

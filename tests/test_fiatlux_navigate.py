@@ -134,8 +134,8 @@ def test_the_expert_walks_to_the_fresh_bulb():
 def test_a_carrying_errand_commands_the_grip_the_start_set():
     """S05 starts with the old bulb in the right fingers: the expert's rows keep the arm and thumb
     targets of that grip and the fingers' targets beyond the glass, where the measured fingers
-    stopped; the start presses more than the band (24 N at seed 0), so the first row eases the
-    index and middle fingers one step."""
+    stopped; the start presses more than the band (24 N at seed 0's reset, before the glass
+    settles), so the first row eases the index and middle fingers one step."""
     ep = SUITE.make_episode(BY_KEY["S05"], 0, SUITE.make_controller("balanced"), "fast")
     ep.reset()
     world = ep.privileged()

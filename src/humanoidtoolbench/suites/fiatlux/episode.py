@@ -501,8 +501,8 @@ class FiatluxEpisode(Episode):
         """The original's privileged observation (six poses, four distances, two seat flags), plus
         what a scripted expert needs beside it: the subtask, the controller, the base pose, every
         joint angle (JOINT_NAMES order), the seat and the socket's axis, the largest force a hand
-        body puts on each bulb (the crush limit's; the state's hand contacts carry it too), the
-        floor footprints and the room's walls (x0, y0, x1, y1)."""
+        body puts on each bulb (what the crush limit reads), the floor footprints and the room's
+        walls (x0, y0, x1, y1)."""
         d, s = self.data, self.last
         poses = {n: np.concatenate([d.xpos[b], d.xquat[b]]) for n, b in self._body.items()}
         base = self.controller.base_pose(d)

@@ -31,7 +31,7 @@ from ....control.joint_position import JOINT_NAMES
 from ....robot.joints import LEG_JOINTS
 from ...findsit.navgrid import Rect
 from ...toolbench.expert.skills import Context, Steps, hold_still
-from ..episode import GRIP_FINGERS, GRIP_POSE
+from ..episode import GRIP_FINGERS, GRIP_POSE, PINCH_CURL
 from ..gates import LADDER_REACH
 from .common import pose
 from .grab import glass_centre
@@ -56,12 +56,14 @@ CORNER = 0.05  # m beyond a grown footprint's corner: the graph's waypoints
 SAMPLE = 0.05  # m between the points a segment is checked at
 CANDIDATES = 16  # stand points tried around a target
 # N on the carried glass: the squeeze eases above the band and firms up below it. The start's grip
-# presses 10-20 N and creeps up on long carries (the bulb works into the palm; 40 N after 80 s),
-# and a footfall adds up to 30 N for a moment: crushed past 50 N.
+# presses 10-24 N at reset, 10-20 N once the glass has settled, and creeps up on long carries (the
+# bulb works into the palm; 40 N after 80 s); a footfall adds up to 30 N for a moment: crushed past 50 N.
 GRIP_FORCE = (6.0, 14.0)
 # The index and middle fingers ease; the thumb keeps the start's target. Eased too, it let go of the
 # glass, which then slid between the two fingertips and wedged there past 50 N (S09 seeds 4, 17).
-EASED = frozenset(n for n in GRIP_FINGERS if "thumb" not in n)
+# The squeeze has no floor: while the thumb or palm alone presses past the band, the two fingers
+# come to rest where they stand.
+EASED = frozenset(PINCH_CURL)
 SQUEEZE_RATE = 0.9  # the squeeze's factor per observation (0.1 s) outside the band
 
 
@@ -255,7 +257,7 @@ def leg(ctx: Context, to: np.ndarray, speed: float) -> Generator[None, None, boo
     return walked
 
 
-def grip(ctx: Context, squeeze: float = 1.0) -> None:
+def grip(ctx: Context, squeeze: float) -> None:
     """Command the carrying arm and thumb as the start commanded them, and the EASED fingers
     `squeeze` of the way from where they are to where the start commanded them: they stop at the
     glass, and their targets beyond it are the squeeze (standing at S05's start, seed 0: 10 N on the
