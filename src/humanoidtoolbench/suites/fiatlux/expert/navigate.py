@@ -62,7 +62,7 @@ GRIP_FORCE = (6.0, 14.0)
 # The index and middle fingers ease; the thumb keeps the start's target. Eased too, it let go of the
 # glass, which then slid between the two fingertips and wedged there past 50 N (S09 seeds 4, 17).
 # The squeeze has no floor: while the thumb or palm alone presses past the band, the two fingers
-# come to rest where they stand.
+# follow wherever the glass pushes them (S09 seed 5 crushed so; a floor of 0.3 crushed as often).
 EASED = frozenset(PINCH_CURL)
 SQUEEZE_RATE = 0.9  # the squeeze's factor per observation (0.1 s) outside the band
 
