@@ -12,7 +12,9 @@
 4. Push recovery: the largest impulse (a 0.1 s horizontal force on the
    pelvis) the robot survives for 4 s, by bisection on the force, standing
    and at mid single support while walking at 0.3 m/s.
-5. Cost on one core: controller time per control step, and an env step of
+5. A steady pull at both wrists, ramped at 5 N/s forward, backward and
+   sideways until the robot falls: the load it leans into (`armload.py`).
+6. Cost on one core: controller time per control step, and an env step of
    a task scene under balanced against the assisted controller.
 
 `--quick` shortens the standing run to 10 s and the bisection to 5 steps.
@@ -167,6 +169,24 @@ def push_limit(direction, walking: bool, steps: int) -> float:
     return lo * PUSH_S
 
 
+PULL_RAMP = 5.0  # N/s
+
+
+def pull_limit(direction) -> float | None:
+    """The horizontal force (N, split between the wrists) at which the standing robot falls, the
+    force ramped from 0 at PULL_RAMP; None if it holds 200 N."""
+    sim = robot_in_room(BalancedController())
+    wrists = [sim.model.body(f"{s}_wrist_yaw_link").id for s in ("left", "right")]
+    cmd = contract.decode(row())
+    for k in range(int(round(200.0 / PULL_RAMP * HZ))):
+        force = PULL_RAMP * k / HZ
+        sim.data.xfrc_applied[wrists, :3] = force / 2 * np.array([*direction, 0.0])
+        sim.step(cmd)
+        if sim.fallen():
+            return force
+    return None
+
+
 def cost(seconds: float) -> dict:
     """Controller time per control step (walking and turning), and env steps of a task scene per controller."""
     sim = robot_in_room(BalancedController())
@@ -222,6 +242,11 @@ def main() -> None:
     ):
         out["push_Ns"][label] = push_limit(direction, walking, steps)
         print(f"push {label}: survives {out['push_Ns'][label]:.1f} N s")
+    out["pull_N"] = {}
+    for label, direction in (("forward", (1, 0)), ("backward", (-1, 0)), ("lateral", (0, 1))):
+        out["pull_N"][label] = pull_limit(direction)
+        held = out["pull_N"][label]
+        print(f"pull {label} at both wrists: " + (f"falls at {held:.0f} N" if held is not None else "holds 200 N"))
     out["cost"] = cost(5.0 if args.quick else 20.0)
     c = out["cost"]
     print(f"controller per control step: median {c['controller_ms_median']:.2f} ms, p95 {c['controller_ms_p95']:.2f} ms")

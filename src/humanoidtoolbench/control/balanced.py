@@ -62,6 +62,7 @@ import numpy as np
 
 from ..robot import assets
 from ..robot.joints import BY_NAME, LEG_JOINTS, PELVIS
+from .armload import ArmLoads, Lean
 from .base import BasePose, FloatingBaseController
 from .decoupled_v1 import JOINT_SLOTS, Command
 from .footsteps import SIDES, Schedule, Timing, other, rot, support_point, swing_zmp_shift, wrap
@@ -99,6 +100,7 @@ class Tuning:
     leg_damping: tuple[float, ...] = (0.0,) * 6  # N m s/rad added to each leg's (hip pitch, roll, yaw, knee, ankle pitch, roll) servo, every physics step
     anchor: bool = False  # when stepping starts from standing, plan from the measured feet, CoM and joints (`_anchor`)
     reland: float | None = None  # engaged, no translation: at this fraction (0-1) of each double support after a step, plan from the planted feet (`_reland`)
+    lean: Lean = Lean()  # leaning into what the arms are pushed or pulled by (`armload.py`)
 
     def __post_init__(self) -> None:
         if self.reland is not None and not 0.0 < self.reland < 1.0:
@@ -161,6 +163,7 @@ class BalancedController(FloatingBaseController):
         self._foot_body = {s: model.body(FEET[s]).id for s in SIDES}
         self._slot_lo = np.array([BY_NAME[n].lo for n in JOINT_SLOTS])
         self._slot_hi = np.array([BY_NAME[n].hi for n in JOINT_SLOTS])
+        self.arm_loads = ArmLoads(model, self.tuning.lean)
 
         robot = _robot_model(str(assets.installed().model_path("fast", self.variant)))
         self.ik = WholeBodyIK(robot)
@@ -207,6 +210,7 @@ class BalancedController(FloatingBaseController):
         mujoco.mj_kinematics(self._model, data)
         mujoco.mj_comPos(self._model, data)
         self._last_com = data.subtree_com[self._pelvis, :2].copy()
+        self.arm_loads.reset()
 
     def apply(self, data: mujoco.MjData, cmd: Command, dt: float) -> None:
         tn, sch = self.tuning, self.schedule
@@ -243,6 +247,13 @@ class BalancedController(FloatingBaseController):
 
         zmp = ref[0] if not tn.dcm_gain else ref[0] + self._dcm_shift(data, com, com_vel, omega)
         share, cop = self._distribute(zmp)
+        # A load on the arms: the planned CoM leans off the ZMP the feet produce, so the weight's
+        # moment answers the load's, and the feedforward counts the load as it counts the floor.
+        self.arm_loads.update(data, dt)
+        lean = self.arm_loads.lean_into(data, np.array([*ref[0], self.ground]), self.ff.mass)
+        loads = ()
+        if lean is not None:
+            ref, loads = ref + lean[0], lean[1]
         self.com.step(ref, zc)
         sch.advance(dt, velocity, stepping)
         # Joints far from their targets (an arm stopped by the torso, or still swinging) count where
@@ -256,7 +267,7 @@ class BalancedController(FloatingBaseController):
         upper_now = upper + off - np.clip(off, -UPPER_TOLERANCE, UPPER_TOLERANCE)
         q = self.ik.solve(upper_now, self._foot_targets(), self.com.position, self.ground + self.height, sch.heading(), dt)
 
-        torques = self.ff.torques(q, share, cop, self.com.acceleration, self.ground)
+        torques = self.ff.torques(q, share, cop, self.com.acceleration, self.ground, loads)
         tau = torques[self._ik_leg_dof]
         damping = self._leg_kd * self.ik.velocity[self._ik_leg_dof]
         if sch.phase == "single":  # a swinging leg's damping lead: a share of the full one, walking backwards

@@ -108,12 +108,13 @@ class StaticFeedforward:
         self.model = model
         self.data = mujoco.MjData(model)
         self.bodies = {s: model.body(FEET[s]).id for s in ("left", "right")}
+        self.wrists = {s: model.body(f"{s}_wrist_yaw_link").id for s in ("left", "right")}
         self._jacp = np.zeros((3, model.nv))
         self._jacr = np.zeros((3, model.nv))
         self._bias = np.zeros(model.nv)
         self.mass = float(model.body_subtreemass[1])
 
-    def torques(self, q: np.ndarray, share: dict, cop: dict, com_acc=(0.0, 0.0), ground: float = 0.0) -> np.ndarray:
+    def torques(self, q: np.ndarray, share: dict, cop: dict, com_acc=(0.0, 0.0), ground: float = 0.0, loads=()) -> np.ndarray:
         m, d = self.model, self.data
         d.qpos[:] = q
         d.qvel[:] = 0.0
@@ -123,6 +124,10 @@ class StaticFeedforward:
         tau = self._bias.copy()
         # The floor pushes back the robot's weight and accelerates its CoM as planned.
         weight = self._bias[:3] + self.mass * np.array([com_acc[0], com_acc[1], 0.0])
+        for load in loads:  # what the arms are pushed or pulled by, the floor need not supply
+            weight = weight - load.force
+            mujoco.mj_jacBody(m, d, self._jacp, self._jacr, self.wrists[load.side])
+            tau -= self._jacp.T @ load.force + self._jacr.T @ load.torque
         for side, body in self.bodies.items():
             if share[side] <= 0.0:
                 continue

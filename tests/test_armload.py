@@ -1,0 +1,102 @@
+"""The balanced robot leans into a load on its arms, and light loads change nothing."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import mujoco
+import numpy as np
+import pytest
+
+from humanoidtoolbench.control import decoupled_v1 as contract
+from humanoidtoolbench.control.armload import Lean
+from humanoidtoolbench.control.balanced import STIFF, BalancedController
+from humanoidtoolbench.control.base import BasePose
+from humanoidtoolbench.control.decoupled_v1 import JOINT_SLOTS
+from humanoidtoolbench.control.preview import G
+from humanoidtoolbench.sim.scene import add_robot, new_spec
+from humanoidtoolbench.sim.simulation import Simulation, home_upper_pose, robot_in_room
+
+HZ = 50
+NO_LEAN = dataclasses.replace(STIFF, lean=Lean(deadband=math.inf))
+ARM = [i for i, n in enumerate(JOINT_SLOTS) if "shoulder" in n or "elbow" in n]
+
+
+def pulled(force, seconds: float, tuning=STIFF, ramp: float = 2.0):
+    """The standing robot pulled horizontally at both wrists, the force (N, world axes, split
+    between them) ramped in over `ramp` seconds and then held; returns the sim and the step it
+    fell at (None if it stood)."""
+    sim = robot_in_room(BalancedController(tuning))
+    wrists = [sim.model.body(f"{s}_wrist_yaw_link").id for s in ("left", "right")]
+    cmd = contract.decode(np.concatenate([home_upper_pose(), [contract.DEFAULT_BASE_HEIGHT, 0.0, 0.0, 0.0, 0.0]]))
+    for k in range(int(round(seconds * HZ))):
+        sim.data.xfrc_applied[wrists, :3] = min(k / (ramp * HZ), 1.0) * np.asarray(force, float) / 2
+        sim.step(cmd)
+        if sim.fallen():
+            return sim, k
+    return sim, None
+
+
+def test_the_arms_load_is_read_at_the_wrists_and_the_lean_balances_its_moment():
+    sim, fell = pulled([40.0, 0.0, 0.0], 3.0)
+    assert fell is None
+    c, d = sim.controller, sim.data
+    for side in ("left", "right"):  # the filter has settled on what is applied
+        assert c.arm_loads.wrench[side][:3] == pytest.approx([20.0, 0.0, 0.0], abs=0.2)
+    cop = np.array([*c.schedule.centre(), 0.0])
+    lean, loads = c.arm_loads.lean_into(d, cop, c.ff.mass)
+    height = np.mean([d.xipos[b, 2] for b in c.arm_loads.wrist.values()])  # an applied force acts at the CoM
+    wanted = height * 40.0 / (c.ff.mass * G) - c.tuning.lean.deadband
+    assert lean[0] == pytest.approx(-wanted, abs=0.003)  # pulled forwards, it leans back
+    assert abs(lean[1]) < 0.003
+    com = d.subtree_com[sim.model.body("pelvis").id, :2] - c.schedule.centre()
+    assert com[0] < -0.7 * wanted  # and the robot has leaned back that far
+    assert sum(load.force[0] for load in loads) == pytest.approx(40.0 * (1 - c.tuning.lean.deadband / (wanted + c.tuning.lean.deadband)), abs=0.5)
+
+
+@pytest.mark.parametrize("force", [[80.0, 0.0, 0.0], [-80.0, 0.0, 0.0], [0.0, 110.0, 0.0]], ids=["forward", "backward", "lateral"])
+def test_leaning_holds_a_steady_pull_that_fells_the_robot_without_it(force):
+    """Without the lean the standing robot falls at about 50 N pulled forwards or backwards and 67 N
+    sideways (`benchmarks/balance.py`); leaning into the pull it stands, arms on their targets."""
+    sim, fell = pulled(force, 4.0)
+    assert fell is None
+    measured = sim.state.read(sim.data)[:31]
+    assert np.abs(measured[ARM] - home_upper_pose()[ARM]).max() < 0.05
+    assert pulled(force, 4.0, NO_LEAN)[1] is not None
+
+
+def test_a_load_inside_the_deadband_changes_nothing():
+    """A 5 N pull asks for less than a centimetre of lean: the trajectory is the one without the lean."""
+    sim, _ = pulled([5.0, 0.0, 0.0], 2.0, ramp=0.5)
+    c = sim.controller
+    assert c.arm_loads.lean_into(sim.data, np.array([*c.schedule.centre(), 0.0]), c.ff.mass) is None
+    assert np.array_equal(sim.data.qpos, pulled([5.0, 0.0, 0.0], 2.0, NO_LEAN, ramp=0.5)[0].data.qpos)
+
+
+def test_the_hands_pressing_on_a_wall_read_the_walls_push():
+    """Both arms raised forwards into a wall: what the arms read is the force the wall's contacts
+    put on them, as MuJoCo sums it per body, and the robot leans into it and stands."""
+    controller = BalancedController()
+    spec = new_spec()
+    add_robot(spec, controller)
+    spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=[0.05, 0.5, 0.5], pos=[0.52, 0.0, 0.9])
+    sim = Simulation(spec, controller)
+    sim.reset(BasePose(0.0, 0.0, contract.DEFAULT_BASE_HEIGHT, 0.0), home_upper_pose())
+    raised = home_upper_pose()
+    for side in ("left", "right"):
+        raised[JOINT_SLOTS.index(f"{side}_shoulder_pitch_joint")] = -1.5
+        raised[JOINT_SLOTS.index(f"{side}_elbow_joint")] = 0.0
+    home = home_upper_pose()
+    for k in range(150):
+        upper = home + (raised - home) * min(k / 50, 1.0)
+        sim.step(contract.decode(np.concatenate([upper, [contract.DEFAULT_BASE_HEIGHT, 0.0, 0.0, 0.0, 0.0]])))
+        assert not sim.fallen()
+    mujoco.mj_rnePostConstraint(sim.model, sim.data)
+    loads = controller.arm_loads
+    for side in ("left", "right"):
+        summed = sim.data.cfrc_ext[loads.bodies[side], 3:].sum(axis=0)
+        assert summed[0] < -20.0  # the wall pushes the hand back
+        assert loads.wrench[side][:3] == pytest.approx(summed, abs=1.5)
+    lean, _ = loads.lean_into(sim.data, np.array([*controller.schedule.centre(), 0.0]), controller.ff.mass)
+    assert lean[0] > 0.02  # pushed back, it leans forwards
