@@ -74,29 +74,65 @@ def test_a_load_inside_the_deadband_changes_nothing():
     assert np.array_equal(sim.data.qpos, pulled([5.0, 0.0, 0.0], 2.0, NO_LEAN, ramp=0.5)[0].data.qpos)
 
 
-def test_the_hands_pressing_on_a_wall_read_the_walls_push():
-    """Both arms raised forwards into a wall: what the arms read is the force the wall's contacts
-    put on them, as MuJoCo sums it per body, and the robot leans into it and stands."""
+def scene_with(add) -> Simulation:
+    """The balanced robot at the origin in a scene that `add(spec)` furnishes."""
     controller = BalancedController()
     spec = new_spec()
     add_robot(spec, controller)
-    spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=[0.05, 0.5, 0.5], pos=[0.52, 0.0, 0.9])
+    add(spec)
     sim = Simulation(spec, controller)
     sim.reset(BasePose(0.0, 0.0, contract.DEFAULT_BASE_HEIGHT, 0.0), home_upper_pose())
-    raised = home_upper_pose()
+    return sim
+
+
+def raise_arms_into(sim: Simulation) -> None:
+    """Both arms raised forwards over a second and held for two, straight at the elbow."""
+    raised, home = home_upper_pose(), home_upper_pose()
     for side in ("left", "right"):
         raised[JOINT_SLOTS.index(f"{side}_shoulder_pitch_joint")] = -1.5
         raised[JOINT_SLOTS.index(f"{side}_elbow_joint")] = 0.0
-    home = home_upper_pose()
     for k in range(150):
         upper = home + (raised - home) * min(k / 50, 1.0)
         sim.step(contract.decode(np.concatenate([upper, [contract.DEFAULT_BASE_HEIGHT, 0.0, 0.0, 0.0, 0.0]])))
         assert not sim.fallen()
+
+
+FACE = 0.47  # m: the near face of what the raised hands press on
+
+
+def crate(spec) -> None:
+    """A 100 kg crate standing free on the floor: it neither slides nor tips under the hands."""
+    body = spec.worldbody.add_body(name="crate", pos=[FACE + 0.2, 0.0, 0.7])
+    body.add_freejoint()
+    body.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=[0.2, 0.5, 0.7], mass=100.0)
+
+
+def wall(spec) -> None:
+    spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=[0.05, 0.5, 0.5], pos=[FACE + 0.05, 0.0, 0.9])
+
+
+def pushed_back(sim: Simulation, side: str) -> float:
+    """The force along x the world's contacts put on one arm, as MuJoCo sums it per body."""
     mujoco.mj_rnePostConstraint(sim.model, sim.data)
-    loads = controller.arm_loads
+    return sim.data.cfrc_ext[sim.controller.arm_loads.bodies[side], 3:].sum(axis=0)
+
+
+def test_the_hands_pressing_on_a_heavy_crate_read_its_push_and_lean_into_it():
+    sim = scene_with(crate)
+    raise_arms_into(sim)
+    loads, c = sim.controller.arm_loads, sim.controller
     for side in ("left", "right"):
-        summed = sim.data.cfrc_ext[loads.bodies[side], 3:].sum(axis=0)
-        assert summed[0] < -20.0  # the wall pushes the hand back
+        summed = pushed_back(sim, side)
+        assert summed[0] < -20.0  # the crate pushes the hand back
         assert loads.wrench[side][:3] == pytest.approx(summed, abs=1.5)
-    lean, _ = loads.lean_into(sim.data, np.array([*controller.schedule.centre(), 0.0]), controller.ff.mass)
+    lean, _ = loads.lean_into(sim.data, np.array([*c.schedule.centre(), 0.0]), c.ff.mass)
     assert lean[0] > 0.02  # pushed back, it leans forwards
+
+
+def test_fixed_furniture_is_not_a_load():
+    """The same push from a wall fixed in the room: the hands are held up, not loaded."""
+    sim = scene_with(wall)
+    raise_arms_into(sim)
+    for side in ("left", "right"):
+        assert pushed_back(sim, side)[0] < -20.0
+        assert not sim.controller.arm_loads.wrench[side].any()

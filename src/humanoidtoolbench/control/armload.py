@@ -4,15 +4,18 @@ A hand that pulls a ladder, pushes a cart or holds something heavy puts a
 moment on the robot that its weight must answer: standing still, the floor's
 centre of pressure stays where the ZMP plan puts it only if the CoM sits
 off it by the load's moment over the robot's weight. Without that lean the
-standing robot fell under 27 N pulled at both wrists (the moment of its 36 kg
-over 6 cm: `benchmarks/fiatlux.py --ladder`).
+standing robot, pulled at both wrists, fell at 49 N (the Fiatlux robot on its
+soft servos at 27 N: the moment of its 36 kg over 6 cm); leaning, at 114 N
+(94 N): `benchmarks/balance.py`, `benchmarks/fiatlux.py --ladder`.
 
 Once per command the external wrench on each arm (every body from the
-shoulder out, as a wrist force sensor would read it: the simulation's
-contacts with anything but the robot itself, and forces applied to those
-bodies) is low-passed and expressed at the wrist. A hand resting on the
-other shoulder or an elbow on the torso is the robot pressing on itself and
-does not count. From it come:
+shoulder out: its contacts with things that can move, and forces applied
+to those bodies) is low-passed and expressed at the wrist. Two kinds of
+contact are not a load: the robot touching itself (a hand on the other
+shoulder, an elbow on the torso), and the room's fixed furniture. A hand
+pressed on the bench is held up by it; leaning onto that support tipped the
+robot over when the hand lifted (`G1BallRetrieve-L2-R` seed 10001 fell,
+where it had timed out standing). From the wrench come:
 - the lean: the CoM's offset from the centre of pressure that balances the
   load's moment, r = (-M_y, M_x) / (m g), M the moment about that point;
 - the wrench itself, which the static feedforward adds as it adds the floor's,
@@ -61,7 +64,8 @@ class ArmLoads:
         self.side_of = np.full(model.nbody, -1)  # per body: 0 left arm, 1 right arm, -1 neither
         for i, side in enumerate(SIDES):
             self.side_of[self.bodies[side]] = i
-        self.robot = model.body_rootid[self.wrist["left"]]
+        # Bodies whose contacts load the arms: neither the robot's nor welded to the world.
+        self.movable = (model.body_rootid != model.body_rootid[self.wrist["left"]]) & (model.body_weldid != 0)
         self.wrench = {s: np.zeros(6) for s in SIDES}  # force, torque about the wrist
         self._contact = np.zeros(6)
 
@@ -90,15 +94,14 @@ class ArmLoads:
             w += alpha * (now[side] - w)
 
     def _add_contacts(self, data: mujoco.MjData, now: dict) -> None:
-        """Each arm's contacts with the world (not with the robot itself), as force and torque
-        about its wrist."""
+        """Each arm's contacts with movable things, as force and torque about its wrist."""
         m, con = self.model, data.contact
         if not data.ncon:
             return
         bodies = m.geom_bodyid[np.stack([con.geom1, con.geom2], axis=1)]
         arm = self.side_of[bodies]
-        world = m.body_rootid[bodies] != self.robot
-        for i in np.flatnonzero(((arm[:, 0] >= 0) & world[:, 1]) | ((arm[:, 1] >= 0) & world[:, 0])):
+        movable = self.movable[bodies]
+        for i in np.flatnonzero(((arm[:, 0] >= 0) & movable[:, 1]) | ((arm[:, 1] >= 0) & movable[:, 0])):
             if con.efc_address[i] < 0:
                 continue
             mujoco.mj_contactForce(m, data, int(i), self._contact)
