@@ -12,10 +12,8 @@ import pytest
 from humanoidtoolbench.control import decoupled_v1 as contract
 from humanoidtoolbench.control.armload import Lean
 from humanoidtoolbench.control.balanced import STIFF, BalancedController
-from humanoidtoolbench.control.base import BasePose
 from humanoidtoolbench.control.decoupled_v1 import JOINT_SLOTS
 from humanoidtoolbench.control.preview import G
-from humanoidtoolbench.sim.scene import add_robot, new_spec
 from humanoidtoolbench.sim.simulation import Simulation, home_upper_pose, robot_in_room
 
 HZ = 50
@@ -74,17 +72,6 @@ def test_a_load_inside_the_deadband_changes_nothing():
     assert np.array_equal(sim.data.qpos, pulled([5.0, 0.0, 0.0], 2.0, NO_LEAN, ramp=0.5)[0].data.qpos)
 
 
-def scene_with(add) -> Simulation:
-    """The balanced robot at the origin in a scene that `add(spec)` furnishes."""
-    controller = BalancedController()
-    spec = new_spec()
-    add_robot(spec, controller)
-    add(spec)
-    sim = Simulation(spec, controller)
-    sim.reset(BasePose(0.0, 0.0, contract.DEFAULT_BASE_HEIGHT, 0.0), home_upper_pose())
-    return sim
-
-
 def raise_arms_into(sim: Simulation) -> None:
     """Both arms raised forwards over a second and held for two, straight at the elbow."""
     raised, home = home_upper_pose(), home_upper_pose()
@@ -118,7 +105,7 @@ def pushed_back(sim: Simulation, side: str) -> float:
 
 
 def test_the_hands_pressing_on_a_heavy_crate_read_its_push_and_lean_into_it():
-    sim = scene_with(crate)
+    sim = robot_in_room(BalancedController(), add_to_scene=crate)
     raise_arms_into(sim)
     loads, c = sim.controller.arm_loads, sim.controller
     for side in ("left", "right"):
@@ -131,7 +118,7 @@ def test_the_hands_pressing_on_a_heavy_crate_read_its_push_and_lean_into_it():
 
 def test_fixed_furniture_is_not_a_load():
     """The same push from a wall fixed in the room: the hands are held up, not loaded."""
-    sim = scene_with(wall)
+    sim = robot_in_room(BalancedController(), add_to_scene=wall)
     raise_arms_into(sim)
     for side in ("left", "right"):
         assert pushed_back(sim, side)[0] < -20.0

@@ -351,3 +351,18 @@ def test_after_a_large_turn_in_place_the_walk_off_stands():
     assert _command(ep, nav, 25.0)
     p = c.base_pose(d)
     assert abs(math.remainder(p.yaw - target, 2 * math.pi)) < 0.15 and p.tilt < 0.15
+
+
+def test_on_the_research_servos_the_robot_leans_into_a_pull_at_its_wrists():
+    """At S01's layout the standing robot fell at 27 N pulled forwards at both wrists before it
+    leaned into a load on its arms (`benchmarks/fiatlux.py --ladder`: now 94 N); 60 N, ramped in
+    over 6 s and held for 2 s, is about what tipping the ladder from its steps takes there."""
+    ep = episode("balanced", subtask="S01")
+    c, d, m = ep.controller, ep.data, ep.model
+    row = np.concatenate([d.ctrl[c._slot_act], [0.74, 0.0, 0.0, 0.0, 0.0]])
+    yaw = c.base_pose(d).yaw
+    wrists = [m.body(f"{side}_wrist_yaw_link").id for side in SIDES]
+    for k in range(400):
+        d.xfrc_applied[wrists, :2] = min(k / 300, 1.0) * 30.0 * np.array([math.cos(yaw), math.sin(yaw)])
+        assert ep.step(row).outcome is None, f"fell at {k}"
+    assert ep.step(row).outcome is None

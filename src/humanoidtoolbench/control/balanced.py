@@ -8,7 +8,8 @@ Per 50 Hz command:
    body frame, heading with the public engage thresholds) into footsteps and
    a ZMP reference over the next 1.6 s; the reference is corrected for the
    swinging legs (`swing_zmp_shift`).
-2. ZMP preview control (`preview.py`) advances the planned CoM.
+2. ZMP preview control (`preview.py`) advances the planned CoM, leaning it
+   off the ZMP into a load on the arms (`armload.py`).
 3. Capture-point stepping: the swing foot's landing point moves with the
    difference between the measured and the planned divergent component of
    motion, both taken from the stance foot.
@@ -20,11 +21,12 @@ Per 50 Hz command:
    motion (turn flag on, heading reached) stands rather than steps in place.
 5. Leg servo targets: the control robot's joints, plus the static and
    planned-acceleration torques (the floor's force shared between the feet
-   at centres of pressure placed for the ZMP reference, `StaticFeedforward`)
+   at centres of pressure placed for the ZMP reference, less what a load on
+   the arms takes, `StaticFeedforward`)
    and, for supporting legs, the servo damping at the planned joint velocity
    (a share of it for a swinging leg walking backwards: `swing_lead`), both
    divided by the servo stiffness. Upper-body slots go to their servos,
-   offset by their gravity torques over the servo stiffness.
+   offset by their gravity torques (and a load's) over the servo stiffness.
 
 The standing robot is the same loop with no footsteps.
 
