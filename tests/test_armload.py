@@ -11,10 +11,10 @@ import pytest
 
 from humanoidtoolbench.control import decoupled_v1 as contract
 from humanoidtoolbench.control.armload import Lean
-from humanoidtoolbench.control.balanced import STIFF, BalancedController
+from humanoidtoolbench.control.balanced import STIFF, BalancedController, Tuning
 from humanoidtoolbench.control.decoupled_v1 import JOINT_SLOTS
 from humanoidtoolbench.control.preview import G
-from humanoidtoolbench.sim.simulation import Simulation, home_upper_pose, robot_in_room
+from humanoidtoolbench.sim.simulation import BasePose, Simulation, home_upper_pose, robot_in_room
 
 HZ = 50
 NO_LEAN = dataclasses.replace(STIFF, lean=Lean(deadband=math.inf))
@@ -119,6 +119,28 @@ def test_the_hands_pressing_on_a_heavy_crate_read_its_push_and_lean_into_it():
 def test_fixed_furniture_is_not_a_load():
     """The same push from a wall fixed in the room: the hands are held up, not loaded."""
     sim = robot_in_room(BalancedController(), add_to_scene=wall)
+    raise_arms_into(sim)
+    for side in ("left", "right"):
+        assert pushed_back(sim, side)[0] < -20.0
+        assert not sim.controller.arm_loads.wrench[side].any()
+
+
+TREAD = 0.05  # m: the top of a free platform the robot stands on
+
+
+def platform(spec) -> None:
+    """A 300 kg platform standing free on the floor, a post rising from it where the hands press."""
+    body = spec.worldbody.add_body(name="platform", pos=[0.1, 0.0, TREAD / 2])
+    body.add_freejoint()
+    body.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=[0.6, 0.5, TREAD / 2], mass=300.0)
+    body.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=[0.05, 0.5, 0.5], pos=[FACE - 0.05, 0.0, 0.9 - TREAD / 2], mass=20.0)
+
+
+def test_what_the_feet_stand_on_is_not_a_load():
+    """A hand braced on the ladder the robot stands on pushes the two apart, not the pair over:
+    the post of the platform under its feet pushes the hands back, and nothing is leaned into."""
+    spawn = BasePose(0.0, 0.0, contract.DEFAULT_BASE_HEIGHT + TREAD, 0.0)
+    sim = robot_in_room(BalancedController(Tuning(ground_from_spawn=True)), spawn, add_to_scene=platform)
     raise_arms_into(sim)
     for side in ("left", "right"):
         assert pushed_back(sim, side)[0] < -20.0

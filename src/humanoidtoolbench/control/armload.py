@@ -10,12 +10,16 @@ soft servos at 27 N: the moment of its 36 kg over 6 cm); leaning, at 114 N
 
 Once per command the external wrench on each arm (every body from the
 shoulder out: its contacts with things that can move, and forces applied
-to those bodies) is low-passed and expressed at the wrist. Two kinds of
+to those bodies) is low-passed and expressed at the wrist. Three kinds of
 contact are not a load: the robot touching itself (a hand on the other
-shoulder, an elbow on the torso), and the room's fixed furniture. A hand
-pressed on the bench is held up by it; leaning onto that support tipped the
-robot over when the hand lifted (`G1BallRetrieve-L2-R` seed 10001 fell,
-where it had timed out standing). From the wrench come:
+shoulder, an elbow on the torso), the room's fixed furniture, and whatever
+the feet stand on. A hand pressed on the bench is held up by it; leaning
+onto that support tipped the robot over when the hand lifted
+(`G1BallRetrieve-L2-R` seed 10001 fell, where it had timed out standing).
+A hand braced on the ladder's rail, the robot on its top tread, pushes
+the robot and the ladder apart, not the pair over; counted, it leaned the
+robot 3-7 cm off the tread (`FIATLUX-S11` seeds 5, 14, 19 fell). From the
+wrench come:
 - the lean: the CoM's offset from the centre of pressure that balances the
   load's moment, r = (-M_y, M_x) / (m g), M the moment about that point;
 - the wrench itself, which the static feedforward adds as it adds the floor's,
@@ -36,6 +40,7 @@ import numpy as np
 
 from .footsteps import SIDES
 from .preview import G
+from .wholebody import FEET
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,8 @@ class ArmLoads:
             self.side_of[self.bodies[side]] = i
         # Bodies whose contacts load the arms: neither the robot's nor welded to the world.
         self.movable = (model.body_rootid != model.body_rootid[self.wrist["left"]]) & (model.body_weldid != 0)
+        self.foot = np.zeros(model.nbody, bool)
+        self.foot[[model.body(name).id for name in FEET.values()]] = True
         self.wrench = {s: np.zeros(6) for s in SIDES}  # force, torque about the wrist
         self._contact = np.zeros(6)
 
@@ -82,26 +89,31 @@ class ArmLoads:
 
     def update(self, data: mujoco.MjData, dt: float) -> None:
         """Read the last physics step's external forces on the arms and low-pass them."""
-        now = {}
+        now = {side: np.zeros(6) for side in SIDES}
         for side, bodies in self.bodies.items():  # applied forces act at each body's CoM
-            wrist = data.xpos[self.wrist[side]]
-            force = data.xfrc_applied[bodies, :3]
-            torque = data.xfrc_applied[bodies, 3:] + np.cross(data.xipos[bodies] - wrist, force)
-            now[side] = np.concatenate([force.sum(axis=0), torque.sum(axis=0)])
+            applied = data.xfrc_applied[bodies]
+            if applied.any():
+                torque = applied[:, 3:] + np.cross(data.xipos[bodies] - data.xpos[self.wrist[side]], applied[:, :3])
+                now[side] = np.concatenate([applied[:, :3].sum(axis=0), torque.sum(axis=0)])
         self._add_contacts(data, now)
         alpha = dt / (self.lean.time_constant + dt)
         for side, w in self.wrench.items():
             w += alpha * (now[side] - w)
 
     def _add_contacts(self, data: mujoco.MjData, now: dict) -> None:
-        """Each arm's contacts with movable things, as force and torque about its wrist."""
+        """Each arm's contacts with movable things the feet do not stand on, as force and torque
+        about its wrist."""
         m, con = self.model, data.contact
         if not data.ncon:
             return
         bodies = m.geom_bodyid[np.stack([con.geom1, con.geom2], axis=1)]
         arm = self.side_of[bodies]
-        movable = self.movable[bodies]
-        for i in np.flatnonzero(((arm[:, 0] >= 0) & movable[:, 1]) | ((arm[:, 1] >= 0) & movable[:, 0])):
+        if not ((arm >= 0) & self.movable[bodies[:, ::-1]]).any():
+            return
+        feet = self.foot[bodies]
+        support = np.concatenate([bodies[feet[:, 0], 1], bodies[feet[:, 1], 0]])
+        loads = self.movable[bodies] & ~np.isin(bodies, support)
+        for i in np.flatnonzero(((arm[:, 0] >= 0) & loads[:, 1]) | ((arm[:, 1] >= 0) & loads[:, 0])):
             if con.efc_address[i] < 0:
                 continue
             mujoco.mj_contactForce(m, data, int(i), self._contact)
@@ -116,6 +128,8 @@ class ArmLoads:
     def lean_into(self, data: mujoco.MjData, cop: np.ndarray, mass: float) -> tuple[np.ndarray, list[Load]] | None:
         """The CoM offset from the world point `cop` (on the ground) that balances the arms' load,
         and the loads as they count; None inside the deadband."""
+        if not any(w.any() for w in self.wrench.values()):
+            return None
         moment = np.zeros(3)
         for side, w in self.wrench.items():
             moment += w[3:] + np.cross(data.xpos[self.wrist[side]] - cop, w[:3])
