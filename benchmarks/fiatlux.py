@@ -3,6 +3,7 @@
     python benchmarks/fiatlux.py [--subtask S07] [--seconds 10]
     python benchmarks/fiatlux.py --balanced [--subtask S07] [--seed 0]
     python benchmarks/fiatlux.py --turns [--subtask S07] [--seeds 6]
+    python benchmarks/fiatlux.py --walks [--subtask S01] [--seeds 6]
     python benchmarks/fiatlux.py --ladder [--seed 0]
 
 Control steps/s (50 Hz commands, 4 physics steps each, the seat hook, the
@@ -27,6 +28,13 @@ then standing 4 s); and in place, walked off (the turn in place, standing
 expert's move after every turn in place). Every run also reports the first piece of furniture
 the robot touched, if any: a walk from a start beside the workbench can
 reach it, and such a fall measures the collision rather than the balance.
+
+`--walks` walks 30 s straight on at vx 0.07, 0.1, 0.13 and 0.157 m/s (the
+last the longest step over the step time), holding the start heading, then
+stands 2 s, one fresh episode per layout seed and speed: how fast the
+navigation expert may walk. From S01's start the robot faces the ladder,
+2.6-7.8 m off, and the way is open on most seeds; the furniture touched, if
+any, is reported as by `--turns`.
 
 `--ladder` measures what moving the ladder (S01) asks of the robot, at S01's
 layout, the robot standing under `balanced` meanwhile: a horizontal force
@@ -137,6 +145,29 @@ def balanced(subtask: str, seed: int) -> None:
     print(json.dumps({"subtask": BY_KEY[subtask].name, "seed": seed, "controller": "balanced", **runs}))
 
 
+WALK_SPEEDS = (0.07, 0.1, 0.13, 0.157)  # m/s; 0.157: STROLL's longest step (0.22 m) every 1.4 s
+
+
+def walks(subtask: str, seeds: int, seconds: float = 30.0) -> None:
+    counts = {}
+    for vx in WALK_SPEEDS:
+        runs = []
+        for seed in range(seeds):
+            start = start_heading(subtask, seed)
+            r = balanced_run(subtask, seed, lambda t: (vx, 0.0, 0.5, start) if t < seconds else (0.0, 0.0, 0.0, 0.0), seconds + 2.0)
+            runs.append(r)
+            fell = f"fell at {r['fell_at_s']} s" if r["fell_at_s"] else "standing"
+            print(f"balanced, {BY_KEY[subtask].name} seed {seed}, vx {vx} m/s for {seconds:.0f} s: {fell}, "
+                  f"forward {r['forward_m']:+.2f} m{touch_note(r)}")
+        clear = [r for r in runs if r["touched"] is None]
+        counts[f"vx{vx}"] = {"walks": len(runs), "survived": sum(r["fell_at_s"] is None for r in runs),
+                             "clear": len(clear), "clear_survived": sum(r["fell_at_s"] is None for r in clear)}
+        n = counts[f"vx{vx}"]
+        print(f"vx {vx} m/s for {seconds:.0f} s survived: {n['survived']}/{n['walks']}; "
+              f"of the walks that touched no furniture {n['clear_survived']}/{n['clear']}")
+    print(json.dumps({"subtask": BY_KEY[subtask].name, "seconds": seconds, **counts}))
+
+
 def turns(subtask: str, seeds: int, angle: float = 1.4) -> None:
     rate, speed = 0.1, 0.07  # rad/s and m/s of the navigation expert's walked turns
     swing, stand = angle / rate, 4.0  # s: the walked turn's swing of the heading; standing after each turn
@@ -243,7 +274,8 @@ def main() -> None:
     parser.add_argument("--balanced", action="store_true", help="measure the balanced controller on the Fiatlux robot instead")
     parser.add_argument("--seed", type=int, default=0, help="the layout seed of --balanced and --ladder")
     parser.add_argument("--turns", action="store_true", help="count the balanced robot's turns, in place, walked and walked off, that end standing")
-    parser.add_argument("--seeds", type=int, default=6, help="layout seeds 0..N-1 of --turns, each turned both ways, in place, walked and walked off")
+    parser.add_argument("--seeds", type=int, default=6, help="layout seeds 0..N-1 of --turns (each turned both ways, in place, walked and walked off) and --walks")
+    parser.add_argument("--walks", action="store_true", help="30 s straight walks at the navigation speeds over layout seeds (--seeds)")
     parser.add_argument("--ladder", action="store_true", help="the forces that slide or tip S01's ladder, and those the standing robot holds at its wrists")
     args = parser.parse_args()
     if args.ladder:
@@ -251,6 +283,9 @@ def main() -> None:
         return
     if args.turns:
         turns(args.subtask, args.seeds)
+        return
+    if args.walks:
+        walks(args.subtask, args.seeds)
         return
     if args.balanced:
         balanced(args.subtask, args.seed)
