@@ -41,7 +41,9 @@ layout, the robot standing under `balanced` meanwhile: a horizontal force
 ramped at 5 N/s on the ladder at 0.3, 0.84 and 1.0 m above its footprint,
 from its steps, its back and its side, until it slides (5 mm) or tips
 (0.02 rad); then one ramped at the standing robot's two wrists, forward
-and backward, until it falls.
+and backward, until it falls; and, its arms held forward at three heights,
+one ramped down at both wrists (a lifted ladder's weight) until it falls or
+the wrists sag 10 cm.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ import time
 import humanoidtoolbench  # noqa: F401  (headless GL before MuJoCo loads)
 import numpy as np
 
+from humanoidtoolbench.control.decoupled_v1 import JOINT_SLOTS
 from humanoidtoolbench.sim.render import CameraRenderer
 from humanoidtoolbench.suites.fiatlux import SUITE
 from humanoidtoolbench.suites.fiatlux.episode import FiatluxEpisode
@@ -208,14 +211,25 @@ def turns(subtask: str, seeds: int, angle: float = 1.4) -> None:
 RAMP = 5.0  # N/s: slow enough that what gives, gives within a few newtons of where it starts to
 
 
-def ramp(seed: int, load, gave_way, fmax: float) -> tuple[float, str] | None:
+def ramp(seed: int, load, gave_way, fmax: float, arms: float | None = None) -> tuple[float, str] | None:
     """The force (N) and the way something gave as `load(episode, F)` ramps F from 0 to `fmax` at
-    RAMP, the robot commanded to stand at S01's layout; `gave_way(episode, start)` compares with
-    the snapshot at the start. None if nothing gave."""
+    RAMP, the robot commanded to stand at S01's layout (with `arms`, its shoulders first pitched
+    to that angle and its elbows to 0.3 rad over 1.5 s, then held 1.5 s); `gave_way(episode,
+    start)` compares with the snapshot as the ramp starts. None if nothing gave."""
     episode = SUITE.make_episode(BY_KEY["S01"], seed, SUITE.make_controller("balanced"), "fast")
     episode.reset()
-    c, d, start = episode.controller, episode.data, episode.last
-    row = np.concatenate([d.ctrl[c._slot_act], [0.74, 0.0, 0.0, 0.0, 0.0]])
+    c, d = episode.controller, episode.data
+    upper = d.ctrl[c._slot_act].copy()
+    if arms is not None:
+        held = upper.copy()
+        for side in ("left", "right"):
+            held[JOINT_SLOTS.index(f"{side}_shoulder_pitch_joint")] = arms
+            held[JOINT_SLOTS.index(f"{side}_elbow_joint")] = 0.3
+        for k in range(150):
+            episode.step(np.concatenate([upper + (held - upper) * min(k / 75, 1.0), [0.74, 0.0, 0.0, 0.0, 0.0]]))
+        upper = held
+    start = episode.last
+    row = np.concatenate([upper, [0.74, 0.0, 0.0, 0.0, 0.0]])
     for k in range(int(round(fmax / RAMP * 50))):
         force = RAMP * k / 50
         load(episode, force)
@@ -250,14 +264,34 @@ def ladder(seed: int) -> None:
                 d.xfrc_applied[m.body(f"{side}_wrist_yaw_link").id, :3] = sign * force / 2 * np.array([math.cos(yaw), math.sin(yaw), 0.0])
         return load
 
+    def pressed_down(episode: FiatluxEpisode, force: float) -> None:
+        for side in ("left", "right"):
+            episode.data.xfrc_applied[episode.model.body(f"{side}_wrist_yaw_link").id, 2] = -force / 2
+
+    def wrists_gave():
+        """A check that the robot fell or a wrist sank 10 cm below where the ramp found it."""
+        start = {}
+
+        def gave(episode: FiatluxEpisode, _) -> str | None:
+            d, m = episode.data, episode.model
+            z = np.array([d.xpos[m.body(f"{side}_wrist_yaw_link").id, 2] for side in ("left", "right")])
+            if episode.controller.fallen(d):
+                return "falls"
+            return "sags 10 cm" if (start.setdefault("z", z) - z).max() > 0.1 else None
+        return gave
+
     pushes = {}
     for height in (0.3, 0.84, 1.0):  # 0.84 m: the standing robot's wrists
         for way, local in (("steps", (0.0, 1.0)), ("back", (0.0, -1.0)), ("side", (1.0, 0.0))):  # its steps face local -y
             gave = pushes[f"ladder_from_{way}_{height}m"] = ramp(seed, on_ladder(height, local), ladder_gave, 200.0)
             print(f"ladder, pushed from its {way} at {height} m: " + (f"{gave[1]} at {gave[0]:.0f} N" if gave else "holds 200 N"))
     for way, sign in (("forward", 1.0), ("backward", -1.0)):
-        gave = pushes[f"robot_wrists_{way}"] = ramp(seed, at_wrists(sign), lambda e, _: "falls" if e.controller.fallen(e.data) else None, 80.0)
-        print(f"standing robot, pulled {way} at both wrists: " + (f"falls at {gave[0]:.0f} N" if gave else "holds 80 N"))
+        gave = pushes[f"robot_wrists_{way}"] = ramp(seed, at_wrists(sign), lambda e, _: "falls" if e.controller.fallen(e.data) else None, 150.0)
+        print(f"standing robot, pulled {way} at both wrists: " + (f"falls at {gave[0]:.0f} N" if gave else "holds 150 N"))
+    for pitch in (-0.2, -0.5, -1.0):  # wrists about 0.23, 0.28 and 0.31 m ahead of the pelvis, 0.83, 0.91 and 1.06 m up
+        gave = pushes[f"robot_wrists_down_shoulders_{pitch}"] = ramp(seed, pressed_down, wrists_gave(), 250.0, arms=pitch)
+        print(f"standing robot, arms forward (shoulder pitch {pitch} rad), pressed down at both wrists: "
+              + (f"{gave[1]} at {gave[0]:.0f} N" if gave else "holds 250 N"))
     print(json.dumps({"subtask": "MoveLadder", "seed": seed, "controller": "balanced", "ramp_n_per_s": RAMP,
                       **{k: (None if v is None else {"force_n": round(v[0], 1), "gave": v[1]}) for k, v in pushes.items()}}))
 
