@@ -7,8 +7,8 @@ carrying a bulb at 0.13 m/s the fingers crushed or dropped it on 6 of 20
 S09 seeds, so the errands walk at 0.1. Starting again after a stop fell
 more often than walking on (an earlier controller, stop-and-go at S07),
 and a sideways velocity, even 0.04 m/s to correct a drift, fells it. So
-each leg of the route is one steady walk, its heading following the bearing to the
-leg's end and swung slowly; at a waypoint the robot turns in place, stands
+each leg of the route is one steady walk, its heading following the
+bearing to the leg's end and swung slowly; at a waypoint the robot turns in place, stands
 until its legs stop stepping, and plans again from where it stands. A leg
 far off the robot's heading, or whose walked arc would cut into the
 furniture's clearance, begins with that turn in place. Routes are shortest paths through
