@@ -13,13 +13,13 @@ shoulder out: its contacts with things that can move, and forces applied
 to those bodies) is low-passed and expressed at the wrist. Three kinds of
 contact are not a load: the robot touching itself (a hand on the other
 shoulder, an elbow on the torso), the room's fixed furniture, and whatever
-the feet stand on. A hand pressed on the bench is held up by it; leaning
-onto that support tipped the robot over when the hand lifted
-(`G1BallRetrieve-L2-R` seed 10001 fell, where it had timed out standing).
-A hand braced on the ladder's rail, the robot on its top tread, pushes
-the robot and the ladder apart, not the pair over; counted, it leaned the
-robot 3-7 cm off the tread (`FIATLUX-S11` seeds 5, 14, 19 fell). From the
-wrench come:
+the feet stand on. A hand pressed on a bench is held up by it; leaning
+onto that support tipped the robot over when the hand lifted (a tool-use
+episode fell where, without the lean, it had timed out standing). A hand
+braced on the rail of the ladder the robot stands on pushes the robot and
+the ladder apart, not the pair over; counted, it leaned the robot 3-7 cm
+off the top tread, and three of twenty bulb-screwing episodes fell. From
+the wrench come:
 - the lean: the CoM's offset from the centre of pressure that balances the
   load's moment, r = (-M_y, M_x) / (m g), M the moment about that point;
 - the wrench itself, which the static feedforward adds as it adds the floor's,
