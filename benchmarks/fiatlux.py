@@ -22,7 +22,8 @@ stops at a fall.
 makes standing: it walks those under 1.2 rad) the balanced robot survives
 at a subtask's start, one fresh episode per seed, direction and way: in
 place (the heading held 14 s, then standing 4 s); walked (vx 0.07 m/s,
-the heading swung at 0.1 rad/s as the expert's legs swing it, 3 s more,
+slower than the expert's 0.1, the heading swung at 0.1 rad/s as the
+expert's legs swing it, 3 s more,
 then standing 4 s); and in place, walked off (the turn in place, standing
 3 s, vx 0.07 m/s on the new heading for 6 s, then standing 4 s: the
 expert's move after every turn in place). Every run also reports the first piece of furniture
@@ -172,7 +173,7 @@ def walks(subtask: str, seeds: int, seconds: float = 30.0) -> None:
 
 
 def turns(subtask: str, seeds: int, angle: float = 1.4) -> None:
-    rate, speed = 0.1, 0.07  # rad/s and m/s of the navigation expert's walked turns
+    rate, speed = 0.1, 0.07  # rad/s of the navigation expert's walked turns; m/s, below its 0.1
     swing, stand = angle / rate, 4.0  # s: the walked turn's swing of the heading; standing after each turn
     turn = 14.0  # s the heading is held in place
     settle, walk_off = 3.0, 6.0  # s: standing after the turn in place, then walking on (as the expert does)
