@@ -108,12 +108,13 @@ class ArmLoads:
             return
         bodies = m.geom_bodyid[np.stack([con.geom1, con.geom2], axis=1)]
         arm = self.side_of[bodies]
-        if not ((arm >= 0) & self.movable[bodies[:, ::-1]]).any():
+        loaded = (arm >= 0) & self.movable[bodies[:, ::-1]]  # an arm, and across from it something movable
+        if not loaded.any():
             return
         feet = self.foot[bodies]
         support = np.concatenate([bodies[feet[:, 0], 1], bodies[feet[:, 1], 0]])
-        loads = self.movable[bodies] & ~np.isin(bodies, support)
-        for i in np.flatnonzero(((arm[:, 0] >= 0) & loads[:, 1]) | ((arm[:, 1] >= 0) & loads[:, 0])):
+        loaded &= ~np.isin(bodies[:, ::-1], support)
+        for i in np.flatnonzero(loaded.any(axis=1)):
             if con.efc_address[i] < 0:
                 continue
             mujoco.mj_contactForce(m, data, int(i), self._contact)

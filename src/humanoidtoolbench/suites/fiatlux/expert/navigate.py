@@ -8,16 +8,17 @@ S09 seeds, so the errands walk at 0.1. Starting again after a stop fell
 more often than walking on (an earlier controller, stop-and-go at S07),
 and a sideways velocity, even 0.04 m/s to correct a drift, fells it. So
 each leg of the route is one steady walk, its heading following the
-bearing to the leg's end and swung slowly; at a waypoint the robot turns in place, stands
-until its legs stop stepping, and plans again from where it stands. A leg
-far off the robot's heading, or whose walked arc would cut into the
-furniture's clearance, begins with that turn in place. Routes are shortest paths through
-a visibility graph of the furniture's footprints, each grown by the room the
-robot needs beside it; the goal is the candidate stand point, near and facing
-the target, that the quickest route (turns counted) reaches. S05 and S09
-carry a bulb in the right fingers the whole way, at the start's grip, the
-index and middle fingers' squeeze eased while the glass feels more than
-GRIP_FORCE's upper bound and firmed up below its lower one.
+bearing to the leg's end and swung slowly; at a waypoint the robot turns
+in place, stands until its legs stop stepping, and plans again from where
+it stands. A leg far off the robot's heading, or whose walked arc would
+cut into the furniture's clearance, begins with that turn in place. Routes
+are shortest paths through a visibility graph of the furniture's
+footprints, each grown by the room the robot needs beside it; the goal is
+the candidate stand point, near and facing the target, that the quickest
+route (turns counted) reaches. S05 and S09 carry a bulb in the right
+fingers the whole way, at the start's grip, the index and middle fingers'
+squeeze eased while the glass feels more than GRIP_FORCE's upper bound and
+firmed up below its lower one.
 """
 
 from __future__ import annotations
