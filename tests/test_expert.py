@@ -75,7 +75,7 @@ BALANCED_SOLVED = {
     "IceBreak-L1": [("G1IceBreak-L1-R", 10001), ("G1IceBreak-L1-R", 10002)],  # 10000 breaks one sheet in 3000 steps
     "BallRetrieve-L2": [("G1BallRetrieve-L2-S", 10004)],  # the one of seeds 10000-10005 of both L2 conditions solved
     "IceBreak-L2": [("G1IceBreak-L2-S", 10001), ("G1IceBreak-L2-R", 10000)],
-    # BallMove at L2: no standard seed measured solved on balanced yet (docs/PERFORMANCE.md).
+    "BallMove-L2": [("G1BallMove-L2-S", 10001), ("G1BallMove-L2-R", 10001)],  # struck, then struck again
 }
 
 

@@ -25,6 +25,9 @@ after its command stops, and a pelvis lowered during them spun the stance
 foot 0.2-0.4 rad (a turned body's hook fell 10 cm short): after a walk it
 stands still before coming down, comes down slowly, and turns back to face
 the bench first if the yaw has slipped (turning in the low posture fell).
+A ball far from its ring is struck, not pushed: a push from one stand moves it
+about 0.12 m and each new stand costs 8-14 s, so pushes cover neither the 1.2-1.4 m
+of BallMove L2 nor the episode; a strike's roll is repeatable enough to aim.
 """
 
 from __future__ import annotations
@@ -61,6 +64,8 @@ class Caution:
     settle_walk: float = 0.0  # s to stand after a walk before the pelvis lowers (0: lower at once)
     lower_time: float = 0.4  # s the pelvis takes to come down from the walking height after a walk
     face_tol: float | None = None  # rad of yaw off the bench beyond which the robot turns back to face it (None: never)
+    strike_beyond: float | None = None  # m: a ball further than this from the ring is struck to roll there, not pushed (None: always pushed)
+    strike_short: float = 0.0  # m before the ring centre a strike aims the ball's roll to end
     clip_start: bool = False  # the first command is clipped to the action table (a settled free robot's fingers rest a hair past their limits)
 
 
@@ -93,6 +98,8 @@ CAUTIONS = {
         approach_gap=0.04,
         release=0.04,
         pull_on_ring_line=True,
+        strike_beyond=0.4,
+        strike_short=0.04,
     ),
 }
 
