@@ -29,14 +29,17 @@ FOLLOW_THROUGH = 0.06  # m the stick goes on past where the ball stood
 AT_REST = 0.01  # m/s: a ball slower than this has stopped rolling
 
 
-def paddle(u: np.ndarray, tip_x: float = -1.0) -> tuple[np.ndarray, np.ndarray]:
-    """A stick pushing along u with its side: across u, reaching towards the far side of the
-    bench, sloping down to the tip (more steeply at the tool row). Returns (horizontal direction,
-    pointing direction)."""
+def push_tilt(tip_x: float) -> float:
+    """A pushing stick's slope: steeper where its tip is at the tool row, so the shaft clears the objects there."""
+    return float(np.interp(tip_x, (ROW_START_X, ROW_START_X + 0.15), (TILT, ROW_TILT)))
+
+
+def paddle(u: np.ndarray, tilt: float = TILT) -> tuple[np.ndarray, np.ndarray]:
+    """A stick moving along u with its side: across u, reaching towards the far side of the
+    bench, sloping down to the tip by `tilt`. Returns (horizontal direction, pointing direction)."""
     across = np.array([u[1], -u[0], 0.0])
     if across[1] > 0:
         across = -across
-    tilt = np.interp(tip_x, (ROW_START_X, ROW_START_X + 0.15), (TILT, ROW_TILT))
     pointing = np.cos(tilt) * across - np.sin(tilt) * UP
     return across, pointing
 
@@ -74,7 +77,7 @@ def push(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
             break
         u = flat(gap)
         tip_now = np.asarray(ctx.obs.obj("tool")["tip"], float)
-        across, pointing = paddle(u, tip_now[0])
+        across, pointing = paddle(u, push_tilt(tip_now[0]))
         if (tip_now - ball) @ u > 0.0 or abs((tip_now - ball) @ across) > 0.12 or tip_now[2] > TIP_Z + 0.025:
             break  # the paddle lost the ball or rides on it: approach again
         if not ctx.caution.walk_while_working and np.linalg.norm((tip - start)[:2]) >= ctx.caution.work_reach:
@@ -99,13 +102,14 @@ def strike_speed(roll: float) -> float:
 
 
 def strike(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
-    """Swing the stick along the ring's line through the ball, at the speed whose roll ends
-    `strike_short` before the ring centre (or the table's longest roll): one stroke carries the
-    ball as far as several pushes from as many stands would."""
+    """Swing the stick along the ring's line through the ball as it lies now, at the shallow slope
+    (see STRIKE_ROLL) and the speed whose roll ends `strike_short` before the ring centre (or the
+    table's longest roll): one stroke carries the ball as far as several pushes from as many
+    stands would."""
     ball = np.asarray(ctx.obs.obj("ball")["pos"], float)
     tip = np.asarray(ctx.obs.obj("tool")["tip"], float)
     u = flat(ring - ball[:2])
-    _, pointing = paddle(u)  # the shallow slope even over the tool row (see STRIKE_ROLL)
+    _, pointing = paddle(u, TILT)
     speed = strike_speed(float(np.linalg.norm(ring - ball[:2])) - ctx.caution.strike_short)
     travel = (ball - tip) @ u + FOLLOW_THROUGH
     for _ in range(int(np.ceil(travel / (speed * CONTROL_DT)))):
@@ -129,17 +133,22 @@ def ball_move(ctx: Context) -> Steps:
     for _ in range(6):
         ball = np.asarray(ctx.obs.obj("ball")["pos"], float)
         gap = ring - ball[:2]
-        if np.linalg.norm(gap) < SETTLED_IN_RING:
+        distance = np.linalg.norm(gap)
+        if distance < SETTLED_IN_RING:
             break
         u = flat(gap)
-        struck = ctx.caution.strike_beyond is not None and np.linalg.norm(gap) > ctx.caution.strike_beyond
+        struck = ctx.caution.strike_beyond is not None and distance > ctx.caution.strike_beyond
         start = paddle_tip(ball, u, APPROACH_GAP + ctx.caution.approach_gap)
-        _, pointing = paddle(u) if struck else paddle(u, start[0])
+        # A strike keeps the shallow slope even over the tool row (see STRIKE_ROLL).
+        _, pointing = paddle(u, TILT if struck else push_tilt(start[0]))
         hand_at = start - TOOL_REACH * pointing
         yield from go_to_bench(ctx, (stand_for(hand_at)[0] + ctx.caution.push_stand_ahead * u[0], NEAREST_STAND + ctx.caution.stand_back))
         yield from tool_reach(ctx, "left", "tool", start + 0.10 * UP, pointing, 1.0, ctx.caution.arm_floor, search=True)
         yield from tool_reach(ctx, "left", "tool", start, pointing, 0.5, ctx.caution.arm_floor)
-        yield from (strike if struck else push)(ctx, ring)
+        if struck:
+            yield from strike(ctx, ring)
+        else:
+            yield from push(ctx, ring)
         tip = np.asarray(ctx.obs.obj("tool")["tip"], float)
         yield from tool_reach(ctx, "left", "tool", tip - 0.04 * u + 0.12 * UP, pointing, 0.5, ctx.caution.arm_floor, corrections=0)
         yield from wait(ctx, 1.0)
