@@ -164,3 +164,21 @@ def test_the_heading_flag_drops_while_standing_only_where_the_caution_asks(contr
     assert ctx.row()[34] == flag_while_standing
     ctx.cmd[32] = 0.1
     assert ctx.row()[34] == 1.0
+
+
+@pytest.mark.parametrize("advance, stalled_after", [(0.005, 0), (0.0, 4)])
+def test_a_held_back_stroke_stalls_only_when_its_tool_stops_advancing(advance, stalled_after):
+    """On balanced a stroke's command waits for the measured tool; a tool end that drags along
+    slower than the command is slow, and only one that stops advancing ends the stroke."""
+    from humanoidtoolbench.suites.toolbench.expert.ball_move import held_back
+
+    ctx = Context(Kinematics(), Observation(np.zeros(32), {"controller": "balanced", "base": np.zeros(4)}))
+    u = np.array([1.0, 0.0, 0.0])
+    before, now = np.zeros(3), advance * u
+    command = now + (ctx.caution.work_lead + 0.01) * u  # leads the measured tool by more than allowed
+    tip, stalled = held_back(ctx, command, now, before, u, 3)
+    assert (tip - now) @ u == pytest.approx(ctx.caution.work_lead)
+    assert stalled == stalled_after
+    assisted = Context(Kinematics(), Observation(np.zeros(32), {"controller": "assisted", "base": np.zeros(4)}))
+    tip, stalled = held_back(assisted, command, now, before, u, 3)
+    assert np.array_equal(tip, command) and stalled == 3  # open loop there

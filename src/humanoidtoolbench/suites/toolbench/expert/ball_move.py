@@ -18,7 +18,8 @@ OVERHANG = 0.01  # the tip reaches this far past the ball, so the stick meets it
 TILT = np.radians(20)  # the stick slopes down from the hand ...
 ROW_TILT = np.radians(40)  # ... steeper where it passes over the tool row, to clear the objects there
 ROW_START_X = -0.15  # tips beyond this x are at the tool row
-STALL_STEPS = 10  # 0.1 s commands a held-back push or pull waits for the tool
+STALL_STEPS = 10  # 0.1 s commands a held-back push or pull waits for a tool that does not advance
+STALL_ADVANCE = 0.003  # m per 0.1 s command: a tool end advancing less than this is stuck, not slow
 # A strike: the stick's commanded speed through the ball (m/s) and how far the ball then rolled (m),
 # medians of the first strike on `balanced` at seeds 10000-10001 of both BallMove L2 conditions
 # (spread 0.22-0.28, 0.32-0.37, 0.40-0.53, 0.73-0.76). Faster is not repeatable: at 0.4 m/s the
@@ -51,14 +52,19 @@ def paddle_tip(ball: np.ndarray, u: np.ndarray, behind: float) -> np.ndarray:
     return tip
 
 
-def held_back(ctx: Context, tip: np.ndarray, tip_now: np.ndarray, u: np.ndarray, stalled: int) -> tuple[np.ndarray, int]:
+def held_back(
+    ctx: Context, tip: np.ndarray, tip_now: np.ndarray, tip_before: np.ndarray, u: np.ndarray, stalled: int,
+) -> tuple[np.ndarray, int]:
     """Where the caution asks, the commanded tool end waits for the measured one along u: an arm
     that lags and then catches up flicks the ball far past the ring. Returns the command and how
-    many commands in a row were held back."""
+    many commands in a row were held back while the tool end (at `tip_before` one command ago)
+    did not advance. A stick's end dragging on the bench is slow, not stuck: counting every
+    held-back command ended pushes after 0-4 cm of the ball's travel."""
     if ctx.caution.work_lead is None:
         return tip, stalled
     lead = (tip - tip_now) @ u - ctx.caution.work_lead
-    return tip - u * max(lead, 0.0), stalled + 1 if lead > 0.0 else 0
+    stuck = lead > 0.0 and (tip_now - tip_before) @ u < STALL_ADVANCE
+    return tip - u * max(lead, 0.0), stalled + 1 if stuck else 0
 
 
 def push(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
@@ -68,7 +74,7 @@ def push(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
     tip = np.asarray(ctx.obs.obj("tool")["tip"], float)
     start = tip.copy()
     first = flat(ring - np.asarray(ctx.obs.obj("ball")["pos"])[:2])
-    stalled = 0
+    stalled, tip_now = 0, start
     for _ in range(int(4.0 / PUSH_SPEED / 0.1)):
         ball = np.asarray(ctx.obs.obj("ball")["pos"], float)
         speed = np.linalg.norm(np.asarray(ctx.obs.obj("ball")["linvel"])[:2])
@@ -76,7 +82,7 @@ def push(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
         if gap @ first[:2] < speed**2 / (2 * ROLL_DECELERATION) + STOP_SHORT:
             break
         u = flat(gap)
-        tip_now = np.asarray(ctx.obs.obj("tool")["tip"], float)
+        tip_before, tip_now = tip_now, np.asarray(ctx.obs.obj("tool")["tip"], float)
         across, pointing = paddle(u, push_tilt(tip_now[0]))
         if (tip_now - ball) @ u > 0.0 or abs((tip_now - ball) @ across) > 0.12 or tip_now[2] > TIP_Z + 0.025:
             break  # the paddle lost the ball or rides on it: approach again
@@ -86,7 +92,7 @@ def push(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
         # Steady along u; across u (along the stick) follow the ball.
         tip = tip + u * PUSH_SPEED * 0.1 + across * np.clip((goal - tip) @ across, -MAX_TIP_STEP, MAX_TIP_STEP)
         tip[2] = TIP_Z
-        tip, stalled = held_back(ctx, tip, tip_now, u, stalled)
+        tip, stalled = held_back(ctx, tip, tip_now, tip_before, u, stalled)
         if stalled > STALL_STEPS:
             break
         if ctx.caution.walk_while_working:

@@ -47,14 +47,14 @@ def pull(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
     u = np.array([0.0, 1.0, 0.0])
     tip = np.asarray(ctx.obs.obj("tool")["tip"], float)
     start = tip.copy()
-    stalled = 0
+    stalled, tip_now = 0, start
     for _ in range(int(3.0 / PULL_SPEED / 0.1)):
         ball = np.asarray(ctx.obs.obj("ball")["pos"], float)
         speed = abs(np.asarray(ctx.obs.obj("ball")["linvel"])[1])
         if (ring[1] - ball[1]) < speed**2 / (2 * ROLL_DECELERATION) + STOP_SHORT:
             break
         tool = ctx.obs.obj("tool")
-        tip_now = np.asarray(tool["tip"], float)
+        tip_before, tip_now = tip_now, np.asarray(tool["tip"], float)
         goal = hook_tip(ball, 0.0, hook_side(tool))
         if abs(tip_now[0] - goal[0]) > 0.05 or tip_now[1] > ball[1] + 0.02:
             break  # the ball slipped off the hook: approach again
@@ -68,7 +68,7 @@ def pull(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
         across = tip_now if ctx.caution.pull_on_ring_line else tip
         tip[0] += np.clip(goal[0] - across[0], -MAX_TIP_STEP, MAX_TIP_STEP)
         tip[2] = BALL_Z
-        tip, stalled = held_back(ctx, tip, tip_now, u, stalled)
+        tip, stalled = held_back(ctx, tip, tip_now, tip_before, u, stalled)
         if stalled > STALL_STEPS:
             break
         if ctx.caution.walk_while_working:

@@ -17,9 +17,10 @@ alone, from where it stands: walking sideways the pelvis sways 4 cm each
 step, and a stick along the bench struck the ball off it. There the arm
 lags its command under the load and then catches up, which flicked balls
 0.3-0.5 m/s past the ring, so a stroke's command waits for the measured
-tool; a hook drawn back drifted sideways with the ball in its corner and
-lifted a wedged ball on the way up, so it holds the ring's line and moves on
-past the ball before lifting; and it stands where the arm's stroke is long
+tool, and the stroke ends only when the tool stops advancing (a stick's end
+dragging on the bench is slow, not stuck); a hook drawn back drifted
+sideways with the ball in its corner and lifted a wedged ball on the way up,
+so it holds the ring's line and moves on past the ball before lifting; and it stands where the arm's stroke is long
 (further back for a pull, ahead along a push). A walk's last steps go on
 after its command stops, and a pelvis lowered during them spun the stance
 foot 0.2-0.4 rad (a turned body's hook fell 10 cm short): after a walk it
