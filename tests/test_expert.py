@@ -73,7 +73,7 @@ BALANCED_SOLVED = {
     "BallMove-L1": [("G1BallMove-L1-S", 10001), ("G1BallMove-L1-R", 10000)],
     "BallRetrieve-L1": [("G1BallRetrieve-L1-R", 10000), ("G1BallRetrieve-L1-S", 10000)],
     "IceBreak-L1": [("G1IceBreak-L1-R", 10001), ("G1IceBreak-L1-R", 10002)],  # 10000 breaks one sheet in 3000 steps
-    "BallRetrieve-L2": [("G1BallRetrieve-L2-S", 10004)],  # the one of seeds 10000-10005 of both L2 conditions solved
+    "BallRetrieve-L2": [("G1BallRetrieve-L2-R", 10000), ("G1BallRetrieve-L2-S", 10001)],  # clear of the bench leg
     "IceBreak-L2": [("G1IceBreak-L2-S", 10001), ("G1IceBreak-L2-R", 10000)],
     "BallMove-L2": [("G1BallMove-L2-S", 10001), ("G1BallMove-L2-R", 10001)],  # struck, then struck again
 }
@@ -182,3 +182,25 @@ def test_a_held_back_stroke_stalls_only_when_its_tool_stops_advancing(advance, s
     assisted = Context(Kinematics(), Observation(np.zeros(32), {"controller": "assisted", "base": np.zeros(4)}))
     tip, stalled = held_back(assisted, command, now, before, u, 3)
     assert np.array_equal(tip, command) and stalled == 3  # open loop there
+
+
+@pytest.mark.parametrize("controller", ["assisted", "balanced"])
+def test_a_pull_stand_keeps_the_knee_off_the_bench_leg_on_the_hands_side_only_on_balanced(controller):
+    """At the bench's +x end the left knee met the leg (x 0.84) and the robot fell walking in;
+    on balanced the pelvis stays 0.25 m in from it and comes to the closest stand instead."""
+    from humanoidtoolbench.suites.toolbench.expert.ball_retrieve import pull_stand
+    from humanoidtoolbench.suites.toolbench.expert.geometry import BENCH_LEG_X, CLOSEST_STAND, stand_for
+
+    ctx = Context(Kinematics(), Observation(np.zeros(32), {"controller": controller, "base": np.zeros(4)}))
+    cn = ctx.caution
+    closest = CLOSEST_STAND + cn.stand_back
+    for hand_x in (-0.80, 0.0, 0.50):  # the other end and the middle: the usual stand, further back
+        hand = np.array([hand_x, 0.30, 0.9])
+        x, y = stand_for(hand, closest)
+        assert np.allclose(pull_stand(ctx, hand), (x, y + cn.pull_stand_back))
+    far_end = np.array([0.80, 0.30, 0.9])
+    x, y = stand_for(far_end, closest)
+    if controller == "balanced":
+        assert np.allclose(pull_stand(ctx, far_end), (BENCH_LEG_X - 0.25, y)) and x > BENCH_LEG_X - 0.25
+    else:
+        assert np.allclose(pull_stand(ctx, far_end), (x, y + cn.pull_stand_back))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .geometry import (
-    BALL_Z, CLOSEST_STAND, CONTACT, MAX_TIP_STEP, ROLL_DECELERATION, SETTLED_IN_RING, STOP_SHORT,
+    BALL_Z, BENCH_LEG_X, CLOSEST_STAND, CONTACT, MAX_TIP_STEP, ROLL_DECELERATION, SETTLED_IN_RING, STOP_SHORT,
     TOOL_REACH, UP, flat, stand_for,
 )
 from .ball_move import STALL_STEPS, held_back
@@ -38,6 +38,19 @@ def hook_tip(ball: np.ndarray, beyond: float, side: np.ndarray) -> np.ndarray:
     reach = np.linalg.norm(side)
     shift = side / reach * max(reach - HOOK_CORNER, 0.0)
     return np.array([ball[0] + shift[0], ball[1] - beyond, BALL_Z])
+
+
+def pull_stand(ctx: Context, hand_at: np.ndarray) -> np.ndarray:
+    """Where the pelvis goes for a pull with the hand at `hand_at`: further back for a longer
+    stroke; where the caution keeps it from the bench leg on the hand's side (+x: the robot faces
+    -y with the tool in its left hand), no nearer the leg than that and, the knee clear of the leg,
+    at the closest stand instead, the arm reaching out sideways. At the other end the same would
+    bring the hand across the body."""
+    cn = ctx.caution
+    x, y = stand_for(hand_at, CLOSEST_STAND + cn.stand_back)
+    if cn.leg_room is not None and x > BENCH_LEG_X - cn.leg_room:
+        return np.array([BENCH_LEG_X - cn.leg_room, y])
+    return np.array([x, y + cn.pull_stand_back])
 
 
 def pull(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
@@ -89,8 +102,7 @@ def ball_retrieve(ctx: Context) -> Steps:
         side = hook_side(ctx.obs.obj("tool"))
         start = hook_tip(ball, HOOK_BEYOND, side)
         hand_at = start - TOOL_REACH * pointing
-        stand = np.add(stand_for(hand_at, CLOSEST_STAND + ctx.caution.stand_back), (0.0, ctx.caution.pull_stand_back))
-        yield from go_to_bench(ctx, stand)
+        yield from go_to_bench(ctx, pull_stand(ctx, hand_at))
         yield from tool_reach(ctx, "left", "tool", start + 0.12 * UP, pointing, 1.0, ctx.caution.arm_floor, search=True, tool_up=UP)
         yield from tool_reach(ctx, "left", "tool", start, pointing, 0.5, ctx.caution.arm_floor, tool_up=UP)
         yield from tool_reach(ctx, "left", "tool", hook_tip(ball, CONTACT, side), pointing, 0.6, ctx.caution.arm_floor, tool_up=UP)

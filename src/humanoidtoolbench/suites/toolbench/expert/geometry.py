@@ -18,6 +18,7 @@ NEAREST_STAND = 0.50  # pelvis y for working at the bench ...
 CLOSEST_STAND = 0.46  # ... and for a long reach, the torso just clear of the bench edge
 HAND_LEFT_OF_PELVIS = 0.08  # where the left hand works best, relative to the pelvis
 TOOL_REACH = 0.45  # hand to a stick's working end, roughly, for choosing where to stand
+BENCH_LEG_X = 0.84  # the bench's legs stand at x = +-0.84, under its front and back edges
 
 
 def flat(v) -> np.ndarray:
