@@ -204,3 +204,22 @@ def test_a_pull_stand_keeps_the_knee_off_the_bench_leg_on_the_hands_side_only_on
         assert np.allclose(pull_stand(ctx, far_end), (BENCH_LEG_X - 0.25, y)) and x > BENCH_LEG_X - 0.25
     else:
         assert np.allclose(pull_stand(ctx, far_end), (x, y + cn.pull_stand_back))
+
+
+@pytest.mark.parametrize("controller", ["assisted", "balanced"])
+def test_a_stroke_stand_keeps_the_pelvis_in_from_both_bench_legs_only_on_balanced(controller):
+    from humanoidtoolbench.suites.toolbench.expert.ball_move import stroke_stand
+    from humanoidtoolbench.suites.toolbench.expert.geometry import BENCH_LEG_X, NEAREST_STAND, stand_for
+
+    ctx = Context(Kinematics(), Observation(np.zeros(32), {"controller": controller, "base": np.zeros(4)}))
+    cn = ctx.caution
+    along = np.array([1.0, 0.0, 0.0])
+    for hand_x in (-0.75, 0.0, 0.80):
+        hand = np.array([hand_x, 0.3, 0.9])
+        x, y = stroke_stand(ctx, hand, along)
+        usual = stand_for(hand)[0] + cn.push_stand_ahead
+        assert y == NEAREST_STAND + cn.stand_back
+        if controller == "balanced" and abs(usual) > BENCH_LEG_X - 0.25:
+            assert x == pytest.approx(np.sign(usual) * (BENCH_LEG_X - 0.25))
+        else:
+            assert x == pytest.approx(usual)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .geometry import (
-    BENCH_TOP, CONTACT, MAX_TIP_STEP, NEAREST_STAND, ROLL_DECELERATION, SETTLED_IN_RING, STOP_SHORT, TOOL_REACH,
-    UP, flat, stand_for,
+    BENCH_LEG_X, BENCH_TOP, CONTACT, MAX_TIP_STEP, NEAREST_STAND, ROLL_DECELERATION, SETTLED_IN_RING, STOP_SHORT,
+    TOOL_REACH, UP, flat, stand_for,
 )
 from .pick import pick, raise_arm
 from .skills import CONTROL_DT, Context, Steps, go_to_bench, hold_still, set_world_velocity, tool_reach, wait
@@ -132,6 +132,17 @@ def ball_at_rest(ctx: Context, timeout: float = 8.0) -> Steps:
         yield
 
 
+def stroke_stand(ctx: Context, hand_at: np.ndarray, u: np.ndarray) -> tuple[float, float]:
+    """Where the pelvis goes for a stroke along u with the hand at `hand_at`: ahead along it (where
+    the caution asks) and, where it asks, no nearer a bench leg's x than `leg_room`: standing there
+    the knee met the leg and the robot fell walking in."""
+    cn = ctx.caution
+    x = stand_for(hand_at)[0] + cn.push_stand_ahead * u[0]
+    if cn.leg_room is not None:
+        x = float(np.clip(x, -BENCH_LEG_X + cn.leg_room, BENCH_LEG_X - cn.leg_room))
+    return x, NEAREST_STAND + cn.stand_back
+
+
 def ball_move(ctx: Context) -> Steps:
     yield from raise_arm(ctx)
     yield from pick(ctx)
@@ -148,7 +159,7 @@ def ball_move(ctx: Context) -> Steps:
         # A strike keeps the shallow slope even over the tool row (see STRIKE_ROLL).
         _, pointing = paddle(u, TILT if struck else push_tilt(start[0]))
         hand_at = start - TOOL_REACH * pointing
-        yield from go_to_bench(ctx, (stand_for(hand_at)[0] + ctx.caution.push_stand_ahead * u[0], NEAREST_STAND + ctx.caution.stand_back))
+        yield from go_to_bench(ctx, stroke_stand(ctx, hand_at, u))
         yield from tool_reach(ctx, "left", "tool", start + 0.10 * UP, pointing, 1.0, ctx.caution.arm_floor, search=True)
         yield from tool_reach(ctx, "left", "tool", start, pointing, 0.5, ctx.caution.arm_floor)
         if struck:

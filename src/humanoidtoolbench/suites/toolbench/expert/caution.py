@@ -26,11 +26,12 @@ after its command stops, and a pelvis lowered during them spun the stance
 foot 0.2-0.4 rad (a turned body's hook fell 10 cm short): after a walk it
 stands still before coming down, comes down slowly, and turns back to face
 the bench first if the yaw has slipped (turning in the low posture fell).
-At the bench's far end a pull's stand put the left knee against the bench
-leg (the feet about 0.1 m either side of the pelvis, the leg at x 0.84), and
-the robot fell walking in on 8 of 12 BallRetrieve L2 episodes; there the
-pelvis stays 0.25 m in from the leg and, its knee clear, comes as close as a
-stand may, the arm reaching out sideways.
+Near the bench's ends a stand put a knee against a bench leg (the feet about
+0.1 m either side of the pelvis, the legs at x +-0.84), and the robot fell
+walking in: on 8 of 12 BallRetrieve L2 episodes, at the +x end, and on
+BallMove's first stand at the -x end. There the pelvis stays 0.25 m in from
+the leg; at the +x end a pull's stand, its knee clear, also comes as close
+as a stand may, the arm reaching out sideways.
 A ball far from its ring is struck, not pushed: a push from one stand moves it
 about 0.12 m and each new stand costs 8-14 s, so pushes cover neither the 1.2-1.4 m
 of BallMove L2 nor the episode; a strike's roll is repeatable enough to aim.
@@ -65,7 +66,7 @@ class Caution:
     approach_gap: float = 0.0  # m added to the gap behind the ball where a push's stick comes down
     push_stand_ahead: float = 0.0  # m along the push to stand, so the arm's stroke starts behind the body's side
     pull_stand_back: float = 0.0  # m further from the bench to stand for a pull (a longer stroke for the arm)
-    leg_room: float | None = None  # m (x) a pull's stand keeps the pelvis in from the bench leg on the hand's side (None: anywhere)
+    leg_room: float | None = None  # m (x) a stroke's stand keeps the pelvis in from a bench leg (a pull's: the one on the hand's side) (None: anywhere)
     release: float = 0.0  # m the hook moves on past the ball after a pull, before it lifts
     pull_on_ring_line: bool = False  # a pull keeps the hook on the ring's line rather than following the ball
     settle_walk: float = 0.0  # s to stand after a walk before the pelvis lowers (0: lower at once)
