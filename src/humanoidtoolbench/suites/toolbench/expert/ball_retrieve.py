@@ -40,7 +40,7 @@ def hook_tip(ball: np.ndarray, beyond: float, side: np.ndarray) -> np.ndarray:
     return np.array([ball[0] + shift[0], ball[1] - beyond, BALL_Z])
 
 
-def pull_stand(ctx: Context, hand_at: np.ndarray) -> np.ndarray:
+def pull_stand(ctx: Context, hand_at: np.ndarray) -> tuple[float, float]:
     """Where the pelvis goes for a pull with the hand at `hand_at`: further back for a longer
     stroke; where the caution keeps it from the bench leg on the hand's side (+x: the robot faces
     -y with the tool in its left hand), no nearer the leg than that and, the knee clear of the leg,
@@ -49,8 +49,8 @@ def pull_stand(ctx: Context, hand_at: np.ndarray) -> np.ndarray:
     cn = ctx.caution
     x, y = stand_for(hand_at, CLOSEST_STAND + cn.stand_back)
     if cn.leg_room is not None and x > BENCH_LEG_X - cn.leg_room:
-        return np.array([BENCH_LEG_X - cn.leg_room, y])
-    return np.array([x, y + cn.pull_stand_back])
+        return BENCH_LEG_X - cn.leg_room, y
+    return x, y + cn.pull_stand_back
 
 
 def pull(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:

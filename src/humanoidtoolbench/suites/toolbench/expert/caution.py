@@ -20,10 +20,11 @@ lags its command under the load and then catches up, which flicked balls
 tool, and the stroke ends only when the tool stops advancing (a stick's end
 dragging on the bench is slow, not stuck); a hook drawn back drifted
 sideways with the ball in its corner and lifted a wedged ball on the way up,
-so it holds the ring's line and moves on past the ball before lifting; and it stands where the arm's stroke is long
-(further back for a pull, ahead along a push). A walk's last steps go on
-after its command stops, and a pelvis lowered during them spun the stance
-foot 0.2-0.4 rad (a turned body's hook fell 10 cm short): after a walk it
+so it holds the ring's line and moves on past the ball before lifting; and
+it stands where the arm's stroke is long (further back for a pull, ahead
+along a push). A walk's last steps go on after its command stops, and a
+pelvis lowered during them spun the stance foot 0.2-0.4 rad (a turned
+body's hook fell 10 cm short): after a walk it
 stands still before coming down, comes down slowly, and turns back to face
 the bench first if the yaw has slipped (turning in the low posture fell).
 Near the bench's ends a stand put a knee against a bench leg (the feet about
