@@ -166,20 +166,25 @@ def test_the_heading_flag_drops_while_standing_only_where_the_caution_asks(contr
     assert ctx.row()[34] == 1.0
 
 
+def bare_context(controller: str) -> Context:
+    """A planning context for `controller` with the robot at the origin and every joint at zero."""
+    return Context(Kinematics(), Observation(np.zeros(32), {"controller": controller, "base": np.zeros(4)}))
+
+
 @pytest.mark.parametrize("advance, stalled_after", [(0.005, 0), (0.0, 4)])
 def test_a_held_back_stroke_stalls_only_when_its_tool_stops_advancing(advance, stalled_after):
     """On balanced a stroke's command waits for the measured tool; a tool end that drags along
     slower than the command is slow, and only one that stops advancing ends the stroke."""
     from humanoidtoolbench.suites.toolbench.expert.ball_move import held_back
 
-    ctx = Context(Kinematics(), Observation(np.zeros(32), {"controller": "balanced", "base": np.zeros(4)}))
+    ctx = bare_context("balanced")
     u = np.array([1.0, 0.0, 0.0])
     before, now = np.zeros(3), advance * u
     command = now + (ctx.caution.work_lead + 0.01) * u  # leads the measured tool by more than allowed
     tip, stalled = held_back(ctx, command, now, before, u, 3)
     assert (tip - now) @ u == pytest.approx(ctx.caution.work_lead)
     assert stalled == stalled_after
-    assisted = Context(Kinematics(), Observation(np.zeros(32), {"controller": "assisted", "base": np.zeros(4)}))
+    assisted = bare_context("assisted")
     tip, stalled = held_back(assisted, command, now, before, u, 3)
     assert np.array_equal(tip, command) and stalled == 3  # open loop there
 
@@ -191,7 +196,7 @@ def test_a_pull_stand_keeps_the_knee_off_the_bench_leg_on_the_hands_side_only_on
     from humanoidtoolbench.suites.toolbench.expert.ball_retrieve import pull_stand
     from humanoidtoolbench.suites.toolbench.expert.geometry import BENCH_LEG_X, CLOSEST_STAND, stand_for
 
-    ctx = Context(Kinematics(), Observation(np.zeros(32), {"controller": controller, "base": np.zeros(4)}))
+    ctx = bare_context(controller)
     cn = ctx.caution
     closest = CLOSEST_STAND + cn.stand_back
     for hand_x in (-0.80, 0.0, 0.50):  # the other end and the middle: the usual stand, further back
@@ -211,7 +216,7 @@ def test_a_stroke_stand_keeps_the_pelvis_in_from_both_bench_legs_only_on_balance
     from humanoidtoolbench.suites.toolbench.expert.ball_move import stroke_stand
     from humanoidtoolbench.suites.toolbench.expert.geometry import BENCH_LEG_X, NEAREST_STAND, stand_for
 
-    ctx = Context(Kinematics(), Observation(np.zeros(32), {"controller": controller, "base": np.zeros(4)}))
+    ctx = bare_context(controller)
     cn = ctx.caution
     along = np.array([1.0, 0.0, 0.0])
     for hand_x in (-0.75, 0.0, 0.80):
