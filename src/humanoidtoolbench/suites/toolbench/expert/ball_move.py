@@ -14,18 +14,24 @@ from .skills import CONTROL_DT, Context, Steps, go_to_bench, hold_still, set_wor
 TIP_Z = BENCH_TOP + 0.016  # the stick's tip skims the bench
 PUSH_SPEED = 0.10  # m/s
 APPROACH_GAP = 0.07  # the paddle starts this far behind the ball centre
+APPROACH_LIFT = 0.10  # m above its start the stick comes in, before it comes down behind the ball ...
+CROSSING_LIFT = 0.15  # ... or a strike's stick that passes over the ball on its way: lower at its shallow slope, it knocked the ball back
 OVERHANG = 0.01  # the tip reaches this far past the ball, so the stick meets it below its centre
 TILT = np.radians(20)  # the stick slopes down from the hand ...
 ROW_TILT = np.radians(40)  # ... steeper where it passes over the tool row, to clear the objects there
 ROW_START_X = -0.15  # tips beyond this x are at the tool row
 STALL_STEPS = 10  # 0.1 s commands a held-back push or pull waits for a tool that does not advance
 STALL_ADVANCE = 0.003  # m per 0.1 s command: a tool end advancing less than this is stuck, not slow
-# A strike: the stick's commanded speed through the ball (m/s) and how far the ball then rolled (m),
-# medians of the first strike on `balanced` at seeds 10000-10001 of both BallMove L2 conditions
-# (spread 0.22-0.28, 0.32-0.37, 0.40-0.53, 0.73-0.76). Faster is not repeatable: at 0.4 m/s the
-# rolls were 0.86-1.03 m, at 0.5 m/s the ball left the bench. A stick at the steeper slope over the
-# tool row drives the ball into the bench: rolls of 0.11-0.16 m at 0.4-0.5 m/s.
-STRIKE_ROLL = ((0.20, 0.24), (0.25, 0.33), (0.30, 0.46), (0.35, 0.74))
+# A strike swings the stick at a shallower slope than a push. At 20 degrees the shaft rises 0.36 m
+# per metre inward from its tip; at a far reach such a stick met the ball above its centre, pressed
+# it on the bench and carried it without spin, and the ball stopped with the stick (22 of 64
+# strikes over 36 BallMove L2 episodes rolled under 0.15 m; 10 of 56 at 10 degrees).
+STRIKE_TILT = np.radians(10)
+# The stick's commanded speed through the ball (m/s) and how far the ball then rolled (m): medians
+# of the first strike on `balanced` at seeds 10000-10005 of both BallMove L2 conditions (spread
+# 0.11-0.33, 0.12-0.45, 0.16-0.64, 0.34-0.91, 0.63-1.09). Once the stroke ends the ball rolls about
+# v^2 / 0.23 m/s^2 from its speed v then; the arm's speed through the ball sets the spread.
+STRIKE_ROLL = ((0.20, 0.25), (0.25, 0.345), (0.30, 0.505), (0.35, 0.80), (0.40, 0.97))
 FOLLOW_THROUGH = 0.06  # m the stick goes on past where the ball stood
 AT_REST = 0.01  # m/s: a ball slower than this has stopped rolling
 
@@ -109,13 +115,13 @@ def strike_speed(roll: float) -> float:
 
 def strike(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
     """Swing the stick along the ring's line through the ball as it lies now, at the shallow slope
-    (see STRIKE_ROLL) and the speed whose roll ends `strike_short` before the ring centre (or the
+    (see STRIKE_TILT) and the speed whose roll ends `strike_short` before the ring centre (or the
     table's longest roll): one stroke carries the ball as far as several pushes from as many
     stands would."""
     ball = np.asarray(ctx.obs.obj("ball")["pos"], float)
     tip = np.asarray(ctx.obs.obj("tool")["tip"], float)
     u = flat(ring - ball[:2])
-    _, pointing = paddle(u, TILT)
+    _, pointing = paddle(u, STRIKE_TILT)
     speed = strike_speed(float(np.linalg.norm(ring - ball[:2])) - ctx.caution.strike_short)
     travel = (ball - tip) @ u + FOLLOW_THROUGH
     for _ in range(int(np.ceil(travel / (speed * CONTROL_DT)))):
@@ -156,11 +162,13 @@ def ball_move(ctx: Context) -> Steps:
         u = flat(gap)
         struck = ctx.caution.strike_beyond is not None and distance > ctx.caution.strike_beyond
         start = paddle_tip(ball, u, APPROACH_GAP + ctx.caution.approach_gap)
-        # A strike keeps the shallow slope even over the tool row (see STRIKE_ROLL).
-        _, pointing = paddle(u, TILT if struck else push_tilt(start[0]))
+        # A strike keeps its shallow slope even over the tool row (see STRIKE_TILT).
+        _, pointing = paddle(u, STRIKE_TILT if struck else push_tilt(start[0]))
         hand_at = start - TOOL_REACH * pointing
         yield from go_to_bench(ctx, stroke_stand(ctx, hand_at, u))
-        yield from tool_reach(ctx, "left", "tool", start + 0.10 * UP, pointing, 1.0, ctx.caution.arm_floor, search=True)
+        crossing = struck and (np.asarray(ctx.obs.obj("tool")["tip"]) - ball) @ u > 0.0
+        lift = CROSSING_LIFT if crossing else APPROACH_LIFT
+        yield from tool_reach(ctx, "left", "tool", start + lift * UP, pointing, 1.0, ctx.caution.arm_floor, search=True)
         yield from tool_reach(ctx, "left", "tool", start, pointing, 0.5, ctx.caution.arm_floor)
         if struck:
             yield from strike(ctx, ring)
