@@ -2,37 +2,37 @@
 
 On `assisted` the pelvis is held up by the simulator, so the expert walks at
 0.25 m/s, side-steps along the bench edge and rests its elbow just above the
-bench top. On `balanced` the robot can fall: replays showed a hip striking
-the bench while side-stepping along it, an elbow pressing on the bench, and
-falls while walking at 0.2-0.25 m/s low and with a tool. There it walks
-slower, backs away from the bench before moving along it, stands a little
-further back and keeps its arm higher. It also drops the heading flag while
-standing: an engaged heading makes the controller step to correct the yaw
-that the arm's reaction gives the feet, and an arm reaching from a stepping
-robot misses. And it walks upright: at the 0.66 m work height the knees
-reach 0.2 m ahead of the pelvis and strike the bench legs. Its arm moves at most 2 rad/s on average: a new
-arm posture found by a search swung the shoulder 4 rad in 0.5 s and the
-reaction spun the robot off its feet. It pushes and pulls with the arm
-alone, from where it stands: walking sideways the pelvis sways 4 cm each
-step, and a stick along the bench struck the ball off it. There the arm
-lags its command under the load and then catches up, which flicked balls
-0.3-0.5 m/s past the ring, so a stroke's command waits for the measured
-tool, and the stroke ends only when the tool stops advancing (a stick's end
-dragging on the bench is slow, not stuck); a hook drawn back drifted
-sideways with the ball in its corner and lifted a wedged ball on the way up,
-so it holds the ring's line and moves on past the ball before lifting; and
-it stands where the arm's stroke is long (further back for a pull, ahead
-along a push). A walk's last steps go on after its command stops, and a
-pelvis lowered during them spun the stance foot 0.2-0.4 rad (a turned
-body's hook fell 10 cm short): after a walk it
-stands still before coming down, comes down slowly, and turns back to face
-the bench first if the yaw has slipped (turning in the low posture fell).
-Near the bench's ends a stand put a knee against a bench leg (the feet about
-0.1 m either side of the pelvis, the legs at x +-0.84), and the robot fell
-walking in: on 8 of 12 BallRetrieve L2 episodes, at the +x end, and on
-BallMove's first stand at the -x end. There the pelvis stays 0.25 m in from
-the leg; at the +x end a pull's stand, its knee clear, also comes as close
-as a stand may, the arm reaching out sideways.
+bench top. On `balanced` the robot can fall: replays showed a hip striking the
+bench while side-stepping along it, an elbow pressing on the bench, and falls
+while walking at 0.2-0.25 m/s low and with a tool. There it walks slower,
+backs away from the bench before moving along it, stands a little further back
+and keeps its arm higher. It also drops the heading flag while standing: an
+engaged heading makes the controller step to correct the yaw that the arm's
+reaction gives the feet, and an arm reaching from a stepping robot misses. And
+it walks upright: at the 0.66 m work height the knees reach 0.2 m ahead of the
+pelvis and strike the bench legs. Its arm moves at most 2 rad/s on average: a
+new arm posture found by a search swung the shoulder 4 rad in 0.5 s and the
+reaction spun the robot off its feet. It pushes and pulls with the arm alone,
+from where it stands: walking sideways the pelvis sways 4 cm each step, and a
+stick along the bench struck the ball off it. There the arm lags its command
+under the load and then catches up, which flicked balls 0.3-0.5 m/s past the
+ring, so a stroke's command waits for the measured tool, and the stroke ends
+only when the tool stops advancing (a stick's end dragging on the bench is
+slow, not stuck); a hook drawn back drifted sideways with the ball in its
+corner and lifted a wedged ball on the way up, so it holds the ring's line and
+moves on past the ball before lifting; and it stands where the arm's stroke is
+long (further back for a pull, ahead along a push). A walk's last steps go on
+after its command stops, and a pelvis lowered during them spun the stance foot
+0.2-0.4 rad (a turned body's hook fell 10 cm short): after a walk it stands
+still before coming down, comes down slowly, and turns back to face the bench
+first if the yaw has slipped (turning in the low posture fell). Near the
+bench's ends a stand put a knee against a bench leg (the feet about 0.1 m
+either side of the pelvis, the legs at x +-0.84), and the robot fell walking
+in: on 8 of 12 BallRetrieve L2 episodes, at the +x end, and on BallMove's
+first stand at the -x end. There the pelvis stays 0.25 m in from the leg; at
+the +x end a pull's stand, its knee clear, also comes as close as a stand may,
+the arm reaching out sideways.
+
 A ball more than 0.2 m from its ring is struck, not pushed: a push from one
 stand moves it about 0.12 m and each new stand costs 8-14 s, so pushes cover
 neither the 1.2-1.4 m of BallMove L2 nor the episode; a strike's roll is
