@@ -156,6 +156,23 @@ def test_under_balanced_the_expert_backs_away_from_the_bench_before_moving_along
     assert vx < -0.05 and abs(vy) < 1e-9
 
 
+def test_under_balanced_a_robot_already_clear_of_the_bench_walks_along_it_without_backing_further():
+    """A walk starting further back than the back-away (from the start, or after backing away while
+    a struck ball rolled) goes along the bench at once: backing off again only cost time."""
+    from humanoidtoolbench.suites.toolbench.expert.skills import Context, Observation, go_to_bench
+
+    episode = TaskEpisode(parse("G1BallMove-L0-S"), 10000)
+    episode.reset()
+    world = dict(episode.privileged(), controller="balanced")
+    world["base"] = np.array([0.3, 0.65, 0.74, -np.pi / 2])  # 0.15 m behind the goal, beyond the 0.1 m back-away
+    ctx = Context(Expert().kin, Observation(episode.state(), world))
+    steps = go_to_bench(ctx, (-0.3, 0.5))
+    next(steps)
+    vx, vy = ctx.cmd[32:34]
+    # facing -y, moving to -x in the world is stepping to the robot's right, with no step backwards
+    assert vy < -0.05 and abs(vx) < 1e-9
+
+
 @pytest.mark.parametrize("controller, flag_while_standing", [("assisted", 1.0), ("balanced", 0.0)])
 def test_the_heading_flag_drops_while_standing_only_where_the_caution_asks(controller, flag_while_standing):
     """On balanced an engaged heading makes the robot step to hold it; the expert engages it only to walk."""

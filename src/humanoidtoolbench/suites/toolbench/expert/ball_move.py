@@ -9,7 +9,9 @@ from .geometry import (
     TOOL_REACH, UP, flat, stand_for,
 )
 from .pick import pick, raise_arm
-from .skills import CONTROL_DT, Context, Steps, go_to_bench, hold_still, set_world_velocity, tool_reach, wait
+from .skills import (
+    CONTROL_DT, Context, Steps, go_to_bench, hold_still, leave_bench, set_world_velocity, tool_reach, wait,
+)
 
 TIP_Z = BENCH_TOP + 0.016  # the stick's tip skims the bench
 PUSH_SPEED = 0.10  # m/s
@@ -130,6 +132,12 @@ def strike(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
         yield from tool_reach(ctx, side, "tool", tip, pointing, CONTROL_DT, ctx.caution.arm_floor, corrections=0)
 
 
+def rolled(ctx: Context) -> np.ndarray:
+    """How far (x, y) the ball will roll on from where it is, at the bench's deceleration."""
+    v = np.asarray(ctx.obs.obj("ball")["linvel"], float)[:2]
+    return v * np.linalg.norm(v) / (2 * ROLL_DECELERATION)
+
+
 def ball_at_rest(ctx: Context, timeout: float = 8.0) -> Steps:
     """Wait for a struck ball to stop, so the next stand is chosen where it lies."""
     for _ in range(round(timeout / CONTROL_DT)):
@@ -153,6 +161,7 @@ def ball_move(ctx: Context) -> Steps:
     yield from raise_arm(ctx)
     yield from pick(ctx)
     ring = np.asarray(ctx.obs.world["ring"], float)
+    work_height = None
     for _ in range(6):
         ball = np.asarray(ctx.obs.obj("ball")["pos"], float)
         gap = ring - ball[:2]
@@ -165,7 +174,7 @@ def ball_move(ctx: Context) -> Steps:
         # A strike keeps its shallow slope even over the tool row (see STRIKE_TILT).
         _, pointing = paddle(u, STRIKE_TILT if struck else push_tilt(start[0]))
         hand_at = start - TOOL_REACH * pointing
-        yield from go_to_bench(ctx, stroke_stand(ctx, hand_at, u))
+        yield from go_to_bench(ctx, stroke_stand(ctx, hand_at, u), work_height)
         crossing = struck and (np.asarray(ctx.obs.obj("tool")["tip"]) - ball) @ u > 0.0
         lift = CROSSING_LIFT if crossing else APPROACH_LIFT
         yield from tool_reach(ctx, "left", "tool", start + lift * UP, pointing, 1.0, ctx.caution.arm_floor, search=True)
@@ -176,9 +185,13 @@ def ball_move(ctx: Context) -> Steps:
             yield from push(ctx, ring)
         tip = np.asarray(ctx.obs.obj("tool")["tip"], float)
         yield from tool_reach(ctx, "left", "tool", tip - 0.04 * u + 0.12 * UP, pointing, 0.5, ctx.caution.arm_floor, corrections=0)
-        yield from wait(ctx, 1.0)
         if struck:
+            # Rise and back away while the ball rolls, for a stand where its roll ends.
+            work_height = ctx.cmd[31]
+            yield from leave_bench(ctx, (ctx.obs.base[0] + rolled(ctx)[0], NEAREST_STAND + ctx.caution.stand_back))
             yield from ball_at_rest(ctx)
+        else:
+            yield from wait(ctx, 1.0)
     yield from hold_still(ctx)
 
 

@@ -226,22 +226,38 @@ def walk_to(ctx: Context, xy, tol: float | None = None) -> Steps:
     ctx.cmd[32:34] = 0.0
 
 
-def go_to_bench(ctx: Context, xy) -> Steps:
-    """Walk to a place at the bench; where the caution asks for it, rise to the walking height
-    for a walk of some length, and back away from the bench first and come in straight, rather
-    than side-stepping along its edge."""
+def along_bench_at(ctx: Context, xy) -> float | None:
+    """The y a walk to `xy` keeps while moving along the bench, where the caution backs away from
+    it for such a walk (at least `clear_bench` behind `xy`, further if the robot is already
+    there), rather than side-stepping along its edge; None for a walk straight in."""
+    cn = ctx.caution
+    if cn.clear_bench > 0.0 and abs(xy[0] - ctx.obs.base[0]) > cn.along_bench:
+        return max(ctx.obs.base[1], xy[1] + cn.clear_bench)
+    return None
+
+
+def leave_bench(ctx: Context, xy) -> Steps:
+    """Where the caution asks for it, rise to the walking height for a walk of some length to
+    `xy` and back away from the bench for a walk along it (see `along_bench_at`)."""
     xy = np.asarray(xy, float)
     cn = ctx.caution
-    rise = cn.walk_height is not None and ctx.cmd[31] < cn.walk_height and np.linalg.norm(xy - ctx.obs.base[:2]) > cn.along_bench
-    height = ctx.cmd[31]
-    if rise:
+    if cn.walk_height is not None and ctx.cmd[31] < cn.walk_height and np.linalg.norm(xy - ctx.obs.base[:2]) > cn.along_bench:
         yield from glide(ctx, {ctx.slot("base_height"): cn.walk_height}, 0.4)
-    if cn.clear_bench > 0.0 and abs(xy[0] - ctx.obs.base[0]) > cn.along_bench:
-        away = max(ctx.obs.base[1], xy[1]) + cn.clear_bench
+    if (away := along_bench_at(ctx, xy)) is not None:
         yield from walk_to(ctx, (ctx.obs.base[0], away), tol=0.03)
+
+
+def go_to_bench(ctx: Context, xy, work_height: float | None = None) -> Steps:
+    """Walk to a place at the bench (see `leave_bench`), coming in straight, and come down to the
+    work height (the height now, unless given) standing."""
+    xy = np.asarray(xy, float)
+    cn = ctx.caution
+    height = ctx.cmd[31] if work_height is None else work_height
+    yield from leave_bench(ctx, xy)
+    if (away := along_bench_at(ctx, xy)) is not None:
         yield from walk_to(ctx, (xy[0], away), tol=0.03)
     yield from walk_to(ctx, xy)
-    if rise:
+    if ctx.cmd[31] > height:
         if cn.settle_walk > 0.0:
             yield from wait(ctx, cn.settle_walk)
         yield from face_bench(ctx)
