@@ -193,13 +193,14 @@ def ball_move(ctx: Context) -> Steps:
             yield from push(ctx, ring)
         tip = np.asarray(ctx.obs.obj("tool")["tip"], float)
         yield from tool_reach(ctx, "left", "tool", tip - 0.04 * u + 0.12 * UP, pointing, 0.5, ctx.caution.arm_floor, corrections=0)
+        yield from wait(ctx, 1.0)
         if struck:
-            # Rise and back away while the ball rolls, for a stand where its roll ends.
+            # Rise and back away while the ball still rolls, for a stand where its roll ends. Not
+            # before the second's wait: rising at once after the stroke swayed the robot 6 cm
+            # sideways as it backed away, and 2 of 60 L2 episodes fell in the walk that followed.
             work_height = ctx.cmd[31]
             yield from leave_bench(ctx, (ctx.obs.base[0] + rolled(ctx)[0], NEAREST_STAND + ctx.caution.stand_back))
             yield from ball_at_rest(ctx)
-        else:
-            yield from wait(ctx, 1.0)
     yield from hold_still(ctx)
 
 
