@@ -195,8 +195,8 @@ def ball_move(ctx: Context) -> Steps:
         yield from tool_reach(ctx, "left", "tool", tip - 0.04 * u + 0.12 * UP, pointing, 0.5, ctx.caution.arm_floor, corrections=0)
         yield from wait(ctx, 1.0)
         if struck:
-            # Rise and back away while the ball still rolls, for a stand where its roll ends. Not
-            # before the second's wait: rising at once after the stroke swayed the robot 6 cm
+            # Rise and back away while the ball still rolls, for a stand where its roll ends; only
+            # after the second standing still: rising at once after the stroke swayed the robot 6 cm
             # sideways as it backed away, and 2 of 60 L2 episodes fell in the walk that followed.
             work_height = ctx.cmd[31]
             yield from leave_bench(ctx, (ctx.obs.base[0] + rolled(ctx)[0], NEAREST_STAND + ctx.caution.stand_back))
