@@ -220,25 +220,28 @@ def test_a_held_back_stroke_stalls_only_when_its_tool_stops_advancing(advance, s
 
 
 @pytest.mark.parametrize("controller", ["assisted", "balanced"])
-def test_a_pull_stand_keeps_the_knee_off_the_bench_leg_on_the_hands_side_only_on_balanced(controller):
-    """At the bench's +x end the left knee met the leg (x 0.84) and the robot fell walking in;
-    on balanced the pelvis stays 0.25 m in from it and comes to the closest stand instead."""
+def test_a_pull_stand_keeps_the_knees_off_both_bench_legs_only_on_balanced(controller):
+    """Near the bench's ends a knee met a leg (x +-0.84) and the robot fell walking in; on
+    balanced the pelvis stays 0.25 m in from both. At the +x end the left arm then reaches out
+    sideways, and that stand keeps its own distance from the bench (the torso met its edge)."""
     from humanoidtoolbench.suites.toolbench.expert.ball_retrieve import pull_stand
     from humanoidtoolbench.suites.toolbench.expert.geometry import BENCH_LEG_X, CLOSEST_STAND, stand_for
 
     ctx = bare_context(controller)
     cn = ctx.caution
     closest = CLOSEST_STAND + cn.stand_back
-    for hand_x in (-0.80, 0.0, 0.50):  # the other end and the middle: the usual stand, further back
-        hand = np.array([hand_x, 0.30, 0.9])
+    middle = np.array([0.0, 0.30, 0.9])
+    assert np.allclose(pull_stand(ctx, middle), np.add(stand_for(middle, closest), (0.0, cn.pull_stand_back)))
+    for end in (-1.0, 1.0):
+        hand = np.array([0.80 * end, 0.30, 0.9])
         x, y = stand_for(hand, closest)
-        assert np.allclose(pull_stand(ctx, hand), (x, y + cn.pull_stand_back))
-    far_end = np.array([0.80, 0.30, 0.9])
-    x, y = stand_for(far_end, closest)
-    if controller == "balanced":
-        assert np.allclose(pull_stand(ctx, far_end), (BENCH_LEG_X - 0.25, y)) and x > BENCH_LEG_X - 0.25
-    else:
-        assert np.allclose(pull_stand(ctx, far_end), (x, y + cn.pull_stand_back))
+        assert abs(x) > BENCH_LEG_X - 0.25
+        if controller == "assisted":
+            assert np.allclose(pull_stand(ctx, hand), (x, y + cn.pull_stand_back))
+            continue
+        back = cn.side_reach_back if end > 0 else cn.pull_stand_back
+        assert np.allclose(pull_stand(ctx, hand), (end * (BENCH_LEG_X - 0.25), y + back))
+        assert cn.side_reach_back < cn.pull_stand_back  # reaching sideways, the arm cannot also reach far
 
 
 @pytest.mark.parametrize("controller", ["assisted", "balanced"])

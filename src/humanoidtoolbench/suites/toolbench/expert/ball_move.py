@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .geometry import (
-    BENCH_LEG_X, BENCH_TOP, CONTACT, MAX_TIP_STEP, NEAREST_STAND, ROLL_DECELERATION, SETTLED_IN_RING, STOP_SHORT,
+    BENCH_TOP, CONTACT, MAX_TIP_STEP, NEAREST_STAND, ROLL_DECELERATION, SETTLED_IN_RING, STOP_SHORT,
     TOOL_REACH, UP, flat, stand_for,
 )
 from .pick import pick, raise_arm
@@ -116,13 +116,13 @@ def push(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:
     ctx.cmd[32:34] = 0.0
 
 
-def strike_speed(roll: float, table=FIRST_STRIKE_ROLL) -> float:
+def strike_speed(roll: float, table) -> float:
     """The stick speed whose strike rolls the ball about `roll` (at most the table's longest roll)."""
     speeds, rolls = zip(*table)
     return float(np.interp(roll, rolls, speeds))
 
 
-def strike(ctx: Context, ring: np.ndarray, table=FIRST_STRIKE_ROLL, side: str = "left") -> Steps:
+def strike(ctx: Context, ring: np.ndarray, table, side: str = "left") -> Steps:
     """Swing the stick along the ring's line through the ball as it lies now, at the shallow slope
     (see STRIKE_TILT) and the speed whose roll ends `strike_short` before the ring centre (or the
     table's longest roll): one stroke carries the ball as far as several pushes from as many
@@ -158,10 +158,7 @@ def stroke_stand(ctx: Context, hand_at: np.ndarray, u: np.ndarray) -> tuple[floa
     the caution asks) and, where it asks, no nearer a bench leg's x than `leg_room`: standing there
     the knee met the leg and the robot fell walking in."""
     cn = ctx.caution
-    x = stand_for(hand_at)[0] + cn.push_stand_ahead * u[0]
-    if cn.leg_room is not None:
-        x = float(np.clip(x, -BENCH_LEG_X + cn.leg_room, BENCH_LEG_X - cn.leg_room))
-    return x, NEAREST_STAND + cn.stand_back
+    return cn.clear_of_legs(stand_for(hand_at)[0] + cn.push_stand_ahead * u[0]), NEAREST_STAND + cn.stand_back
 
 
 def ball_move(ctx: Context) -> Steps:

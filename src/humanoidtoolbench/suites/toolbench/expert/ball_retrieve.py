@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .geometry import (
-    BALL_Z, BENCH_LEG_X, CLOSEST_STAND, CONTACT, MAX_TIP_STEP, ROLL_DECELERATION, SETTLED_IN_RING, STOP_SHORT,
+    BALL_Z, CLOSEST_STAND, CONTACT, MAX_TIP_STEP, ROLL_DECELERATION, SETTLED_IN_RING, STOP_SHORT,
     TOOL_REACH, UP, flat, stand_for,
 )
 from .ball_move import STALL_STEPS, held_back
@@ -42,15 +42,13 @@ def hook_tip(ball: np.ndarray, beyond: float, side: np.ndarray) -> np.ndarray:
 
 def pull_stand(ctx: Context, hand_at: np.ndarray) -> tuple[float, float]:
     """Where the pelvis goes for a pull with the hand at `hand_at`: further back for a longer
-    stroke; where the caution keeps it from the bench leg on the hand's side (+x: the robot faces
-    -y with the tool in its left hand), no nearer the leg than that and, the knee clear of the leg,
-    at the closest stand instead, the arm reaching out sideways. At the other end the same would
-    bring the hand across the body."""
+    stroke, and no nearer a bench leg than the caution allows. Kept in from the leg on the hand's
+    side (+x: the robot faces -y with the tool in its left hand), the arm reaches out sideways
+    instead of back, and the stand keeps its own distance from the bench."""
     cn = ctx.caution
     x, y = stand_for(hand_at, CLOSEST_STAND + cn.stand_back)
-    if cn.leg_room is not None and x > BENCH_LEG_X - cn.leg_room:
-        return BENCH_LEG_X - cn.leg_room, y
-    return x, y + cn.pull_stand_back
+    kept = cn.clear_of_legs(x)
+    return kept, y + (cn.side_reach_back if kept < x else cn.pull_stand_back)
 
 
 def pull(ctx: Context, ring: np.ndarray, side: str = "left") -> Steps:

@@ -28,10 +28,13 @@ still before coming down, comes down slowly, and turns back to face the bench
 first if the yaw has slipped (turning in the low posture fell). Near the
 bench's ends a stand put a knee against a bench leg (the feet about 0.1 m
 either side of the pelvis, the legs at x +-0.84), and the robot fell walking
-in: on 8 of 12 BallRetrieve L2 episodes, at the +x end, and on BallMove's
-first stand at the -x end. There the pelvis stays 0.25 m in from the leg; at
-the +x end a pull's stand, its knee clear, also comes as close as a stand may,
-the arm reaching out sideways.
+in or swinging the hammer: at the +x end in BallRetrieve L2 and IceBreak L2,
+at the -x end in BallMove, BallRetrieve L1 and IceBreak L1 (40 of 57 falls
+over 1400 episodes followed a knee or hip at the bench). Every stand keeps
+the pelvis 0.25 m in from the legs; past that the left arm reaches out
+sideways, and a pull's stand there, where the torso met the bench's edge at
+the closest stand, keeps 2 cm further back (at 4 cm, 5 of 10 sampled L2
+episodes that had succeeded failed).
 
 A ball more than 0.2 m from its ring is struck, not pushed: a push from one
 stand moves it about 0.12 m and each new stand costs 8-14 s, so pushes cover
@@ -44,7 +47,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .geometry import ARM_FLOOR
+import numpy as np
+
+from .geometry import ARM_FLOOR, BENCH_LEG_X
 
 
 @dataclass(frozen=True)
@@ -69,7 +74,8 @@ class Caution:
     approach_gap: float = 0.0  # m added to the gap behind the ball where a push's stick comes down
     push_stand_ahead: float = 0.0  # m along the push to stand, so the arm's stroke starts behind the body's side
     pull_stand_back: float = 0.0  # m further from the bench to stand for a pull (a longer stroke for the arm)
-    leg_room: float | None = None  # m (x) a stroke's stand keeps the pelvis in from a bench leg (a pull's: the one on the hand's side) (None: anywhere)
+    leg_room: float | None = None  # m (x) a stand at the bench keeps the pelvis in from its legs (None: anywhere)
+    side_reach_back: float = 0.0  # m further from the bench a stand is whose arm reaches out sideways past leg_room
     release: float = 0.0  # m the hook moves on past the ball after a pull, before it lifts
     pull_on_ring_line: bool = False  # a pull keeps the hook on the ring's line rather than following the ball
     settle_walk: float = 0.0  # s to stand after a walk before the pelvis lowers (0: lower at once)
@@ -78,6 +84,12 @@ class Caution:
     strike_beyond: float | None = None  # m: a ball further than this from the ring is struck to roll there, not pushed (None: always pushed)
     strike_short: float = 0.0  # m before the ring centre a strike aims the ball's roll to end
     clip_start: bool = False  # the first command is clipped to the action table (a settled free robot's fingers rest a hair past their limits)
+
+    def clear_of_legs(self, x: float) -> float:
+        """A stand's pelvis x, kept `leg_room` in from the bench's legs."""
+        if self.leg_room is None:
+            return x
+        return float(np.clip(x, -BENCH_LEG_X + self.leg_room, BENCH_LEG_X - self.leg_room))
 
 
 STANDING_HEIGHT = 0.7  # pelvis commands below this are low (the work posture is 0.66)
@@ -102,6 +114,7 @@ CAUTIONS = {
         work_lead=0.03,
         pull_stand_back=0.08,
         leg_room=0.25,
+        side_reach_back=0.02,
         push_stand_ahead=0.10,
         clip_start=True,
         settle_walk=1.2,

@@ -46,7 +46,8 @@ def ice_break(ctx: Context) -> Steps:
             centre = np.asarray(ctx.obs.obj(block)["pos"], float)
             above = np.array([centre[0], centre[1], ICE_TOP + WIND_UP])
             hand_at = above - HAMMER_REACH * pointing
-            yield from go_to_bench(ctx, stand_for(hand_at, NEAREST_STAND + ctx.caution.stand_back))
+            x, y = stand_for(hand_at, NEAREST_STAND + ctx.caution.stand_back)
+            yield from go_to_bench(ctx, (ctx.caution.clear_of_legs(x), y))
             held_as = dict(tool_up=UP, point=head_centre)
             bias = yield from tool_reach(ctx, "left", "tool", above, pointing, 1.0, ctx.caution.arm_floor, search=True, **held_as)
             into = np.array([centre[0], centre[1], ICE_TOP - FOLLOW_THROUGH])
