@@ -216,7 +216,7 @@ def test_the_report_reads_files_without_mujoco(runs, tmp_path):
 @pytest.mark.slow
 def test_a_solved_condition_gets_its_steps_plot_and_success_video(tmp_path):
     out = tmp_path / "expert"
-    assert eval_cli.main([RANDOM, "--policy", "expert", "--episodes", "1", "--max-steps", "600", "--output", str(out)]) == 0
+    assert eval_cli.main([RANDOM, "--policy", "expert", "--episodes", "1", "--max-steps", "900", "--output", str(out)]) == 0
     assert report_cli.main([str(out), "--output", str(tmp_path / "report")]) == 0
     [result] = gather.find_results([out])
     [steps] = result.report.steps_to_success

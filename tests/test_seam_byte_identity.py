@@ -2,7 +2,8 @@
 
 The reference holds the SHA-256 of every metrics file and video, and the
 outcome and step, of the expert on seeds 10000-10002 of each scenario at L1,
-recorded by the evaluator before the suite moved into `suites/toolbench`.
+recorded by the evaluator before the suite moved into `suites/toolbench`, on the
+`assisted` controller (then the protocol's default, now chosen by name).
 Outcomes and steps are compared everywhere. Bytes are compared where the run's
 own `execution_environment` names the platform the reference was made on (the
 machine and the SIMD extensions numpy dispatches to): another CPU,
@@ -30,7 +31,7 @@ REFERENCE = json.loads((Path(__file__).parent / "data" / "toolbench_l1_reference
 def test_expert_files_are_byte_identical_to_the_reference(condition, tmp_path):
     expected = REFERENCE["conditions"][condition]
     out = tmp_path / "out"
-    assert eval_cli.main([condition, "--policy", "expert", "--episodes", "3", "--output", str(out), "--workers", "2"]) == 0
+    assert eval_cli.main([condition, "--policy", "expert", "--episodes", "3", "--controller", "assisted", "--output", str(out), "--workers", "2"]) == 0
     [result_path] = out.glob(f"{condition}/run-*/benchmark_result.json")
     run = result_path.parent
     result = json.loads(result_path.read_text())

@@ -6,7 +6,7 @@ receives (head image, 32-value state, instruction) and whose action is one
 36-value `decoupled_v1` command. The episode terminates on success (the
 predicate held for 50 consecutive steps) or a fall (`info["fell"]`) and
 truncates at the step budget. `controller` names what executes the
-commands (`control.CONTROLLERS`: assisted by default, or balanced).
+commands (`control.CONTROLLERS`: the protocol's balanced by default, or assisted).
 """
 
 from __future__ import annotations
@@ -50,9 +50,10 @@ class HumanoidToolBenchEnv(gym.Env):
         max_steps: int = MAX_STEPS,
         render_mode: str | None = None,
         detail: str = "fast",
-        controller: str = "assisted",
+        controller: str | None = None,
     ):
         self.condition = parse(condition)
+        controller = controller or SUITE.protocol.controller
         SUITE.controller_class(controller)  # a name this suite cannot run fails here, naming those it can
         self.controller = controller
         self.max_steps = int(max_steps)

@@ -37,6 +37,7 @@ class ToolBench(Suite):
         episodes=registry.EPISODES,
         seed_start=registry.SEED_START,
         max_steps=registry.MAX_STEPS,
+        controller="balanced",  # a free-floating robot that can fall; "assisted" stays selectable by name
     )
     cameras = Cameras(CAMERA_NAMES, POLICY_CAMERA, WIDTH, HEIGHT)
     contract = "decoupled_v1"
