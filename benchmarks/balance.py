@@ -16,8 +16,13 @@
    sideways until the robot falls: the load it leans into (`armload.py`).
 6. Cost on one core: controller time per control step, and an env step of
    a task scene under balanced against the assisted controller.
+7. Upper-body targets that jump: drawn anew every control step, uniformly
+   in the action table's ranges (as the `random` baseline does), for the
+   waist alone, the arms and hands alone, and all 31 joints; the seconds
+   until the robot falls, over 10 seeds (at most 10 s).
 
-`--quick` shortens the standing run to 10 s and the bisection to 5 steps.
+`--quick` shortens the standing run to 10 s, the bisection to 5 steps and
+the jumps to 3 seeds.
 Human-readable lines, then one JSON object.
 """
 
@@ -40,6 +45,7 @@ from humanoidtoolbench.control import make_controller
 from humanoidtoolbench.control.balanced import BalancedController
 from humanoidtoolbench.control.base import BasePose
 from humanoidtoolbench.control.decoupled_v1 import JOINT_SLOTS
+from humanoidtoolbench.robot.joints import BY_NAME
 from humanoidtoolbench.sim.scene import add_robot, new_spec
 from humanoidtoolbench.sim.simulation import Simulation, home_upper_pose, robot_in_room
 from humanoidtoolbench.suites.toolbench.episode import TaskEpisode
@@ -214,6 +220,27 @@ def cost(seconds: float) -> dict:
     }
 
 
+JUMP_SETS = {
+    "waist": [i for i, n in enumerate(JOINT_SLOTS) if n.startswith("waist")],
+    "arms and hands": [i for i, n in enumerate(JOINT_SLOTS) if not n.startswith("waist")],
+    "all": list(range(len(JOINT_SLOTS))),
+}
+JUMP_LIMIT_S = 10.0
+
+
+def jumps(slots: list[int], seed: int) -> float | None:
+    """Seconds until the fall with `slots` drawn anew every step (the rest at home), or None if it stands."""
+    rng = np.random.default_rng(seed)
+    lo, hi = (np.array([getattr(BY_NAME[JOINT_SLOTS[i]], b) for i in slots]) for b in ("lo", "hi"))
+    sim = robot_in_room(BalancedController())
+    upper = home_upper_pose()
+    for k in range(int(JUMP_LIMIT_S * HZ)):
+        upper[slots] = rng.uniform(lo, hi)
+        if not run(sim, row(upper=upper), 1 / HZ):
+            return (k + 1) / HZ
+    return None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="10 s standing, 5 bisection steps")
@@ -251,6 +278,11 @@ def main() -> None:
     c = out["cost"]
     print(f"controller per control step: median {c['controller_ms_median']:.2f} ms, p95 {c['controller_ms_p95']:.2f} ms")
     print(f"env step: assisted {c['env_step_ms']['assisted']:.2f} ms, balanced {c['env_step_ms']['balanced']:.2f} ms, ratio {c['env_step_ratio']:.2f}")
+    out["jumps_fall_s"] = {name: [jumps(slots, seed) for seed in range(3 if args.quick else 10)] for name, slots in JUMP_SETS.items()}
+    for name, falls in out["jumps_fall_s"].items():
+        fell = sorted(f for f in falls if f is not None)
+        span = f", after {fell[0]:.2f}-{fell[-1]:.2f} s (median {statistics.median(fell):.2f})" if fell else ""
+        print(f"targets jumping every step, {name}: {len(fell)} of {len(falls)} fell{span}")
     print(json.dumps(out))
 
 
