@@ -12,6 +12,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from humanoidtoolbench.cli import eval as eval_cli
@@ -325,6 +326,38 @@ def test_outcomes_identical_with_and_without_video(tmp_path):
                             summary["final_metrics"], len(summary["videos"]))
     assert outs[False][:4] == outs[True][:4]
     assert (outs[False][4], outs[True][4]) == (4, 0)
+
+
+def test_the_recorded_state_at_each_request_is_the_state_the_policy_was_sent(tmp_path):
+    """State slot 31 reports the last chunk's height: at a chunk's first row the record keeps the
+    request's value, not the height of the chunk that request returned."""
+    seen = tmp_path / "seen.npy"
+    policy = write_policy(
+        tmp_path / "heights.py",
+        f"""
+        import numpy as np
+
+        sent = []
+
+        def act(request):
+            state = np.asarray(request["state"]["states"], dtype=np.float32)[0]
+            sent.append(state)
+            np.save({str(seen)!r}, np.array(sent))
+            row = np.zeros(36)
+            row[:31] = state[:31]
+            row[31] = 0.70 if len(sent) % 2 else 0.74   # a new height every chunk
+            return np.tile(row, (5, 1))
+        """,
+    )
+    out = tmp_path / "out"
+    assert eval_cli.main(["--policy", f"{policy}:act", "--checkpoint", "m", *FAST, "--no-video", "--output", str(out)]) == 0
+    [run] = runs(out)
+    states = np.load(run / "steps" / "episode_10000" / "state.npy")
+    sent = np.load(seen)
+    assert len(sent) == 4 and len(states) == 20
+    assert np.array_equal(states[::5], sent)  # steps 1, 6, 11, 16 are the requests
+    assert {round(float(h), 2) for h in sent[1:, 31]} == {0.70, 0.74}  # the check can tell the chunks apart
+    assert np.allclose(states[1:5, 31], 0.70) and np.allclose(states[6:10, 31], 0.74)  # within a chunk: its height
 
 
 @pytest.mark.parametrize("dry_run", [[], ["--dry-run"]])

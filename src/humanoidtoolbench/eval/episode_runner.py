@@ -85,6 +85,7 @@ def run_episode(settings: EvalSettings, policy, seed: int, run: RunDir, on_step=
             head = video.frame(cams, episode.data, timings) if video else None
             queue: deque = deque()
             for step in range(1, settings.max_steps + 1):
+                state = episode.state()  # before a chunk arrives: at a request, the request's own state
                 if not queue:
                     if head is None:
                         t = time.perf_counter()
@@ -113,7 +114,6 @@ def run_episode(settings: EvalSettings, policy, seed: int, run: RunDir, on_step=
                     chunk_lengths.add(len(chunk))
                     queue.extend(chunk)
                     episode.on_chunk(chunk, reply.metadata)
-                state = episode.state()
                 row = queue.popleft()
                 t = time.perf_counter()
                 result = episode.step(row)

@@ -9,7 +9,8 @@ Offline scoring and dataset export read these files instead of re-running.
 
     metrics/episode_<seed>.jsonl          one MetricsLine per step
     steps/episode_<seed>/action.npy       (T, action_dim) float64, the rows executed
-    steps/episode_<seed>/state.npy        (T, state_dim) float32, the state before each row
+    steps/episode_<seed>/state.npy        (T, state_dim) float32, the state before each row, as a
+                                          request at that step reads it (at a request, its own)
     policy/episode_<seed>.jsonl           one PolicyCall per request
 """
 
