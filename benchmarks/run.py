@@ -1,6 +1,6 @@
 """How fast an evaluation runs on this machine, measured.
 
-    python benchmarks/run.py [--quick]
+    python benchmarks/run.py [--quick] [--controller NAME]
 
 1. Control steps/s of a task scene without rendering, and the ratio of an
    env step to the raw `mj_step` calls of the same steps (replayed from the
@@ -16,7 +16,9 @@
 `--quick` finishes in under a minute (short pose-hold episodes; the expert's
 episode length from one unrecorded episode); the full mode records expert
 episodes with 1 and 2 workers and feeds docs/PERFORMANCE.md. Human-readable
-lines first; the last line is one JSON object with the figures.
+lines first; the last line is one JSON object with the figures. Everything
+runs on one controller, the tool-use protocol's unless `--controller` names
+another.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ import numpy as np
 
 from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.control import decoupled_v1 as contract
+from humanoidtoolbench.control import make_controller
 from humanoidtoolbench.eval.policy_source import builtin_policies
 from humanoidtoolbench.robot.cameras import POLICY_CAMERA
 from humanoidtoolbench.sim.render import CameraRenderer, backend_info
@@ -47,6 +50,7 @@ from humanoidtoolbench.sim.scene import SUBSTEPS
 from humanoidtoolbench.sim.simulation import home_upper_pose
 from humanoidtoolbench.suites.toolbench.episode import TaskEpisode
 from humanoidtoolbench.suites.toolbench.registry import DEFAULT_ENV, EPISODES, MAX_STEPS, SEED_START, parse
+from humanoidtoolbench.suites.toolbench.suite import SUITE
 
 CONDITION = parse(DEFAULT_ENV)
 ASSUMED_STEPS = 1000  # mean episode length assumed when there is no expert policy to measure
@@ -62,13 +66,18 @@ def commands(base_yaw: float) -> list[np.ndarray]:
     return [row()] * 50 + [row(0.2)] * 50 + [row(-0.2)] * 50 + [row(0.0, 1.0, base_yaw + 0.5)] * 50 + [row(0.0, 1.0)] * 50
 
 
-def step_overhead(seconds: float) -> dict:
+def step_overhead(seconds: float, controller: str) -> dict:
     """Env step vs the raw physics of the same steps: each block of commands is stepped through the
     episode (controller, ice, metrics), then replayed from the saved state with raw `mj_step` and the
-    actuator inputs the controller chose, which reproduces the same trajectory."""
-    ep = TaskEpisode(CONDITION, SEED_START)
+    actuator inputs the controller chose, which reproduces the same trajectory. A controller that
+    sets its inputs before every physics step has them recorded there (a copy, inside the env time)."""
+    ep = TaskEpisode(CONDITION, SEED_START, controller=make_controller(controller))
     ep.reset()
     m, d = ep.model, ep.data
+    ctrls: list[np.ndarray] = []
+    per_physics_step = ep.sim.controller.physics_step_hook
+    if per_physics_step:
+        ep.sim.physics_step_hooks.append(lambda data: ctrls.append(data.ctrl.copy()))
     cycle = commands(ep.sim.base_pose().yaw)
     for row in cycle:  # warm up
         ep.step(row)
@@ -77,18 +86,19 @@ def step_overhead(seconds: float) -> dict:
     steps, started = 0, time.perf_counter()
     while time.perf_counter() - started < seconds:
         mujoco.mj_getState(m, d, state, STATE)
-        ctrls = []
+        ctrls.clear()
         for row in cycle:
             t = time.perf_counter()
             ep.step(row)
             env += time.perf_counter() - t
-            ctrls.append(d.ctrl.copy())
+            if not per_physics_step:
+                ctrls.append(d.ctrl.copy())
         after = d.qpos.copy()
         mujoco.mj_setState(m, d, state, STATE)
         for ctrl in ctrls:
             d.ctrl[:] = ctrl
             t = time.perf_counter()
-            mujoco.mj_step(m, d, SUBSTEPS)
+            mujoco.mj_step(m, d, 1 if per_physics_step else SUBSTEPS)
             raw += time.perf_counter() - t
         assert np.array_equal(d.qpos, after), "the replay left the episode's trajectory"
         steps += len(cycle)
@@ -101,9 +111,9 @@ def step_overhead(seconds: float) -> dict:
     }
 
 
-def cameras(seconds: float) -> dict:
+def cameras(seconds: float, controller: str) -> dict:
     """Frames/s of the head camera alone and of all four cameras (runs in a child pinned to one core)."""
-    ep = TaskEpisode(CONDITION, SEED_START)
+    ep = TaskEpisode(CONDITION, SEED_START, controller=make_controller(controller))
     ep.reset()
 
     def rate(fn) -> float:
@@ -121,10 +131,10 @@ def cameras(seconds: float) -> dict:
             "renderer": backend_info().get("renderer"), "camera_cpus": sorted(os.sched_getaffinity(0))}
 
 
-def evaluate(policy: str, episodes: int, max_steps: int, workers: int, video: bool = True) -> dict:
+def evaluate(policy: str, controller: str, episodes: int, max_steps: int, workers: int, video: bool = True) -> dict:
     """One htb-eval run into a scratch directory (runs in a child): wall seconds and the summaries."""
     with tempfile.TemporaryDirectory(prefix="htb-bench-") as out:
-        args = ["--policy", policy, "--episodes", str(episodes), "--max-steps", str(max_steps),
+        args = ["--policy", policy, "--controller", controller, "--episodes", str(episodes), "--max-steps", str(max_steps),
                 "--workers", str(workers), "--output", out] + ([] if video else ["--no-video"])
         log = io.StringIO()  # htb-eval's progress lines would bury the figures
         started, cpu = time.perf_counter(), _cpu_seconds()
@@ -193,19 +203,21 @@ def projection(recorded: dict, expert: dict | None, speedup: float) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="under a minute: short episodes, projected expert costs")
+    parser.add_argument("--controller", choices=SUITE.controllers, default=SUITE.protocol.controller,
+                        help="what executes the commands (default: the protocol's, %(default)s)")
     args = parser.parse_args()
-    quick = args.quick
+    quick, controller = args.quick, args.controller
     expert = "expert" in builtin_policies("toolbench")
     load = os.getloadavg()[0]
     print(f"machine: {os.cpu_count()} cores, load average {load:.2f}" + (" (busy: figures may be low)" if load > 0.5 else ""))
 
-    figures: dict = {"quick": quick, "cores": os.cpu_count(), "load_average": round(load, 2)}
-    figures.update(step_overhead(3.0 if quick else 20.0))
-    print(f"control steps/s without rendering ({CONDITION.name}): {figures['control_steps_per_s']:.0f} "
+    figures: dict = {"quick": quick, "controller": controller, "cores": os.cpu_count(), "load_average": round(load, 2)}
+    figures.update(step_overhead(3.0 if quick else 20.0, controller))
+    print(f"control steps/s without rendering ({CONDITION.name}, {controller}): {figures['control_steps_per_s']:.0f} "
           f"({figures['env_step_us']:.0f} us/step; raw physics {figures['raw_physics_us']:.0f} us = "
           f"{figures['raw_mj_step_per_s']:.0f} mj_step/s); ratio {figures['step_overhead_ratio']:.3f} (target <= 1.25)")
 
-    cam = in_child(cameras, 2.0 if quick else 10.0, env={"LP_NUM_THREADS": "1"}, cpus={0})
+    cam = in_child(cameras, 2.0 if quick else 10.0, controller, env={"LP_NUM_THREADS": "1"}, cpus={0})
     figures.update(cam)
     print(f"head camera 640x360 on one core (CPU {cam['camera_cpus'][0]}, LP_NUM_THREADS=1): {cam['head_camera_fps']:.0f} frames/s "
           f"(target >= 60); all four cameras: {cam['four_camera_frames_per_s']:.0f} recorded steps/s ({cam['renderer']})")
@@ -214,8 +226,8 @@ def main() -> None:
         policy, episodes, steps = "pose-hold", (2 if quick else 4), (100 if quick else 1000)
     else:
         policy, episodes, steps = "expert", 4, MAX_STEPS
-    serial = in_child(evaluate, policy, episodes, steps, 1)
-    parallel = in_child(evaluate, policy, episodes, steps, 2)
+    serial = in_child(evaluate, policy, controller, episodes, steps, 1)
+    parallel = in_child(evaluate, policy, controller, episodes, steps, 2)
     recorded = split(serial["summaries"])
     speedup = serial["wall"] / parallel["wall"]
     figures.update(
@@ -225,7 +237,7 @@ def main() -> None:
         parallel_cpu_overhead=round(parallel["cpu"] / serial["cpu"] - 1, 3),
     )
     if not quick:  # how well workers scale: against one worker held to one core
-        one_core = in_child(evaluate, policy, episodes, steps, 1, cpus={0})
+        one_core = in_child(evaluate, policy, controller, episodes, steps, 1, cpus={0})
         figures["worker_speedup_vs_one_core"] = round(one_core["wall"] / parallel["wall"], 3)
     print(f"recorded {policy} episode ({recorded['steps']:.0f} steps), seconds: " +
           ", ".join(f"{k} {recorded[k]:.2f}" for k in (*PARTS, "fixed")) +
@@ -238,7 +250,7 @@ def main() -> None:
 
     measured = None
     if expert:
-        runs = serial["summaries"] if policy == "expert" else in_child(evaluate, "expert", 1, MAX_STEPS, 1, False)["summaries"]
+        runs = serial["summaries"] if policy == "expert" else in_child(evaluate, "expert", controller, 1, MAX_STEPS, 1, False)["summaries"]
         measured = {**split(runs), "episodes": len(runs)}
     else:
         print("no 'expert' built-in policy: projecting from pose-hold costs with an assumed episode length")
