@@ -44,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="htb-eval",
         description="Evaluate a policy on HumanoidToolBench conditions. The defaults are each suite's standard protocol "
-        f"(tool use: {std.episodes} episodes from seed {std.seed_start}, {std.max_steps} steps); anything else is a "
+        f"(tool use: {std.episodes} episodes from seed {std.seed_start}, {std.max_steps} steps, the {std.controller} "
+        "controller); anything else is a "
         "diagnostic run.",
     )
     p.add_argument(
