@@ -243,7 +243,7 @@ def jumps(slots: list[int], seed: int) -> float | None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="10 s standing, 5 bisection steps")
+    parser.add_argument("--quick", action="store_true", help="10 s standing, 5 bisection steps, 3 jump seeds")
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core

@@ -1,12 +1,13 @@
 """How fast do tools move under the random baseline? The contact-model check of the tool-use suite.
 
-    python benchmarks/tool_speed.py [--conditions all-S] [--seeds 10000-10099] [--workers 2]
+    python benchmarks/tool_speed.py [--conditions all-S] [--seeds 10000-10099] [--workers 2] [--controller assisted]
 
 A hand that squeezes a tool against the bench must not shoot it away: a
 finger cannot store the energy to throw a 0.1-0.3 kg tool at more than a few
 metres per second. This replays the `random` baseline's episodes exactly as
-`htb-eval --policy random` runs them (same seeds, same actions, same
-termination) and records, at every physics step, the linear speed of every
+`htb-eval --policy random --controller assisted` runs them (same seeds, same
+actions, same termination; on `assisted` by default, where the robot cannot
+fall and every episode runs on, as the table in docs/RESULTS.md was measured) and records, at every physics step, the linear speed of every
 tool and decoy body (ice shards are thrown on purpose by the fracture rule and
 are left out), and the fastest hand link in the 40 ms before each peak. It
 prints per condition the largest speed, where it happened, how many episodes
@@ -27,6 +28,7 @@ import humanoidtoolbench  # noqa: F401  (headless GL before MuJoCo loads)
 import mujoco
 import numpy as np
 
+from humanoidtoolbench.control import make_controller
 from humanoidtoolbench.policies.baselines import RandomPolicy
 from humanoidtoolbench.policies.reply import EPISODE_SEED_KEY
 from humanoidtoolbench.suites.toolbench.contacts import is_hand_body
@@ -38,9 +40,9 @@ PLAUSIBLE = 3.0  # m/s: the line a squeezed tool must stay under
 HAND_WINDOW = 8  # physics steps (40 ms): how far back the fastest hand is looked for when a tool peaks
 
 
-def episode_peak(name: str, seed: int) -> dict:
+def episode_peak(name: str, seed: int, controller: str) -> dict:
     """The largest tool/decoy speed (m/s) over one random-baseline episode, sampled every physics step."""
-    episode = TaskEpisode(parse(name), seed)
+    episode = TaskEpisode(parse(name), seed, controller=make_controller(controller))
     m = episode.model
     free = [m.body(p.name).jntadr[0] for p in episode.layout.items if p.role in (TOOL, DECOY)]
     dofs = np.array([[m.jnt_dofadr[j] + k for k in range(3)] for j in free])
@@ -88,10 +90,12 @@ def main(argv=None) -> int:
     parser.add_argument("--conditions", default="all-S", help="comma-separated conditions, or all-S (the nine S conditions)")
     parser.add_argument("--seeds", default="10000-10099", help="inclusive range A-B")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--controller", default="assisted", choices=("assisted", "balanced"),
+                        help="what executes the commands (default assisted: the measured table's)")
     args = parser.parse_args(argv)
     names = [c.name for c in CONDITIONS if c.mode == "S"] if args.conditions == "all-S" else args.conditions.split(",")
     lo, hi = (int(s) for s in args.seeds.split("-"))
-    jobs = [(n, s) for n in names for s in range(lo, hi + 1)]
+    jobs = [(n, s, args.controller) for n in names for s in range(lo, hi + 1)]
     rows = []
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
         for i, row in enumerate(pool.imap_unordered(_run, jobs), 1):

@@ -115,6 +115,9 @@ def test_two_expert_episodes_load_with_lerobot_and_match_the_runs(tmp_path, caps
     assert cams == [f"observation.images.{c}" for c in ("head_stereo_left", "head_stereo_right", "wrist_left", "wrist_right")]
     stats = json.loads((out / "meta" / "stats.json").read_text())
     assert stats["action"]["count"] == [50]
+    # Recorded on the protocol's controller, which the dataset names.
+    assert json.loads((out / "meta" / "humanoidtoolbench.json").read_text())["controller"] == "balanced"
+    assert {json.loads(p.read_text())["controller"] for p in runs.rglob("evaluation_config.json")} == {"balanced"}
     assert np.array(stats[cams[0]]["mean"]).shape == (3, 1, 1)
     # The same command again reuses the recorded runs; the dataset directory is never overwritten.
     assert dataset_cli.main([CONDITION, "--episodes", "2", "--max-steps", "25", "--keep-failed",
@@ -133,6 +136,13 @@ def test_two_expert_episodes_load_with_lerobot_and_match_the_runs(tmp_path, caps
     info = json.loads((head / "meta" / "info.json").read_text())
     assert [k for k, f in info["features"].items() if f["dtype"] == "video"] == ["observation.images.head_stereo_left"]
     assert info["total_videos"] == 2 and len(list((head / "videos").rglob("*.mp4"))) == 2
+    # Another controller by name: runs of their own, and the dataset says which.
+    assisted = tmp_path / "assisted"
+    capsys.readouterr()
+    assert dataset_cli.main([CONDITION, "--episodes", "1", "--max-steps", "25", "--keep-failed", "--controller", "assisted",
+                             "--cameras", "head_stereo_left", "--output", str(assisted), "--runs", str(runs)]) == 0
+    assert "reusing" not in capsys.readouterr().err
+    assert json.loads((assisted / "meta" / "humanoidtoolbench.json").read_text())["controller"] == "assisted"
 
 
 @pytest.mark.slow
@@ -159,6 +169,7 @@ def test_the_standard_export_keeps_successful_expert_episodes(tmp_path, capsys):
         (["G1Nothing-L0-S"], "G1Nothing"),
         (["--cameras", "head_stereo_left,belly"], "--cameras: belly; the cameras are head_stereo_left"),
         (["FINDSIT-val100", "--policy", "random"], "FINDSIT-val100 has seeds 0..99"),
+        (["--controller", "servo"], "the toolbench suite's commands run on assisted, balanced"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, fragment, tmp_path, capsys):

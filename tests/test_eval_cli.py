@@ -115,6 +115,7 @@ def test_in_process_policy_from_file_path(tmp_path):
     assert result["policy_info"]["policy"] == "my_adapter:act"
     assert result["policy_info"]["checkpoint"] == "v1" and result["policy_info"]["chunk_size"] == 5
     assert result["reasons"] == ["1 episodes instead of 100", "20 steps instead of 3000"]
+    assert result["controller"] == "balanced"  # the protocol's, when none is named
 
 
 def test_resume_skips_identical_and_reruns_on_changed_checkpoint(tmp_path, capsys):
@@ -208,6 +209,7 @@ def test_dry_run_opens_no_socket_and_builds_no_simulator(monkeypatch, capsys):
     assert eval_cli.main(["all", "--host", "10.0.0.1", "--dry-run", "--episodes", "2"]) == 0
     out = capsys.readouterr().out
     assert "[18/18] humanoidtoolbench/G1IceBreak-L2-R" in out and "diagnostic: 2 episodes instead of 100" in out
+    assert "3000 steps, the balanced controller," in out
 
 
 def test_a_list_of_conditions_runs_each_in_order_and_summarises_them(tmp_path, capsys):

@@ -60,6 +60,8 @@ def test_reset_observation(make):
     assert obs["instruction"] == parse(ENV_ID).instruction == "Pick the tool for moving the ball to the target."
     assert env.observation_space.contains(obs)
     assert info["seed"] == SEED
+    # Unnamed, the controller is the standard protocol's: the free robot that can fall.
+    assert env.unwrapped.controller == "balanced" and env.unwrapped.episode.controller.name == "balanced"
 
 
 def test_step(make):

@@ -153,6 +153,24 @@ def test_policy_labels():
     assert gather.policy_label({"policy": "random", "checkpoint": "builtin:random"}) == "random"
     assert gather.policy_label({"policy": "my_policy.py:predict", "checkpoint": "run-42"}) == "my_policy.py:predict @ run-42"
     assert gather.policy_label({}) == "unknown policy"
+    assert gather.policy_label({"policy": "zero"}, "assisted", "balanced") == "zero [assisted]"
+    assert gather.policy_label({"policy": "zero"}, "balanced", "balanced") == "zero"
+
+
+def test_a_result_on_a_controller_the_protocol_no_longer_names_is_its_own_row_and_not_reportable(runs, tmp_path):
+    """Recorded reportable when `assisted` was the protocol's controller; now a diagnostic run, never
+    mixed into the row of the protocol's controller."""
+    a, b = copy_runs(runs, tmp_path)
+    old = tmp_path / "old"
+    assert eval_cli.main([POSE_HOLD, "--policy", "pose-hold", "--controller", "assisted", "--episodes", "1",
+                          "--max-steps", "30", "--output", str(old)]) == 0
+    [path] = (old / POSE_HOLD).glob("run-*/benchmark_result.json")
+    path.write_text(json.dumps({**json.loads(path.read_text()), "reportable": True, "reasons": []}))
+    results = {r.policy: r for r in gather.find_results([b, old])}
+    assert sorted(results) == ["pose-hold", "pose-hold [assisted]"]
+    assert results["pose-hold"].report.reportable and not results["pose-hold"].report.reasons
+    stale = results["pose-hold [assisted]"].report
+    assert not stale.reportable and stale.reasons == ["controller 'assisted' instead of 'balanced'"]
 
 
 @pytest.mark.parametrize("k, n, low, high", [(0, 10, 0.0, 0.2775), (45, 100, 0.3561, 0.5476), (10, 10, 0.7225, 1.0)])

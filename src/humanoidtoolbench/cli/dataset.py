@@ -16,7 +16,10 @@ from pathlib import Path
 from .. import suites
 from ..eval.demonstrations import DEMO_SEED_START, DemoError, check_seeds, seeds_needed
 from ..eval.policy_source import builtin_policies
-from .eval import MAX_EPISODES, MAX_WORKERS, SEED_LIMIT, UsageError, _conditions, _Parser, check_seed_range, worker_count
+from ..control import CONTROLLERS
+from .eval import (
+    MAX_EPISODES, MAX_WORKERS, SEED_LIMIT, UsageError, _conditions, _Parser, check_controller, check_seed_range, worker_count,
+)
 
 DEFAULT_EPISODES = 50
 INSTALL_HINT = 'pip install "humanoidtoolbench[dataset]"'
@@ -57,6 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--keep-failed", action="store_true", help="keep every recorded episode, not only the successful ones")
     p.add_argument("--max-steps", type=int, help="step budget per episode (default: the suite's protocol)")
+    p.add_argument(
+        "--controller",
+        choices=sorted(CONTROLLERS),
+        help=f"what executes the commands (default: the suite's protocol, {default.protocol.controller} for {default.name})",
+    )
     p.add_argument("--workers", default="1", help=f"episodes recorded at once, 1 to {MAX_WORKERS} or 'auto' (one per core; default 1)")
     return p
 
@@ -69,6 +77,7 @@ def _check(args, conditions) -> None:
     if args.max_steps is not None and not 1 <= args.max_steps <= budget:
         raise UsageError(f"--max-steps must be between 1 and {budget}, got {args.max_steps}")
     args.workers = worker_count(args.workers)
+    check_controller(suite, args.controller)
     count = seeds_needed(args.episodes, args.keep_failed)
     if not 0 <= args.seed_start <= SEED_LIMIT - count:
         raise UsageError(f"--seed-start must be between 0 and {SEED_LIMIT - count} for {count} seeds, got {args.seed_start}")
@@ -118,7 +127,7 @@ def _main(argv: list[str] | None) -> int:
 
     suite = suites.suite_of(conditions[0])
     bound_thread_pools(args.workers)
-    spec = PolicySpec(ref=args.policy, checkpoint=args.checkpoint, suite=suite.name)
+    spec = PolicySpec(ref=args.policy, checkpoint=args.checkpoint, suite=suite.name, controller=args.controller)
     try:
         assets.installed()
         policy = spec.open()
@@ -155,16 +164,18 @@ def _export(args, conditions, policy, backend) -> int:
     for k, cond in enumerate(conditions, 1):
         label = f"[{k}/{len(conditions)}] {cond.name}" if len(conditions) > 1 else cond.name
         picked += record_condition(
-            cond, policy, backend, args.runs, progress, args.episodes, args.seed_start, args.max_steps, args.keep_failed, label
+            cond, policy, backend, args.runs, progress, args.episodes, args.seed_start, args.max_steps, args.keep_failed, label,
+            args.controller,
         )
-    spec = dataset_spec(EvalSettings(conditions[0]), args.cameras)
+    settings = EvalSettings(conditions[0], controller=args.controller)  # the protocol's controller unless named
+    spec = dataset_spec(settings, args.cameras)
     total = len(picked)
 
     def exported(index, episode) -> None:
         if (index + 1) % 10 == 0 or index + 1 == total:
             progress.message(f"exported {index + 1}/{total} episodes")
 
-    meta = about(policy.info, args.seed_start, args.keep_failed, [c.name for c in conditions])
+    meta = about(policy.info, args.seed_start, args.keep_failed, [c.name for c in conditions], settings.controller)
     try:
         info = write_dataset(Path(args.output), spec, demo_episodes(picked), meta, exported)
     except DatasetError as exc:

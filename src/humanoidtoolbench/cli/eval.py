@@ -204,10 +204,7 @@ def _check_numbers(args, conditions) -> None:
             f"--seed-start must be between 0 and {last} for {args.episodes} episodes (seeds stay below 2**31), got {args.seed_start}"
         )
     check_seed_range(suite, conditions, args.seed_start, args.episodes)
-    if args.controller is not None and args.controller not in suite.controllers:
-        raise UsageError(
-            f"--controller {args.controller}: the {suite.name} suite's commands run on {', '.join(suite.controllers)}"
-        )
+    check_controller(suite, args.controller)
     if args.policy_timeout is not None and not 0 < args.policy_timeout <= MAX_POLICY_TIMEOUT_S:
         raise UsageError(
             f"--policy-timeout must be more than 0 and at most {MAX_POLICY_TIMEOUT_S:g} seconds, got {args.policy_timeout:g}"
@@ -219,6 +216,12 @@ def _check_numbers(args, conditions) -> None:
         raise UsageError("--ray-address goes with --backend ray")
     if len(args.ports) > 1 and len(args.ports) != requested:
         raise UsageError(f"--port lists {len(args.ports)} servers for --workers {args.workers}: give one port per worker")
+
+
+def check_controller(suite, controller: str | None) -> None:
+    """Refuse a controller the suite's commands cannot run on (None: the protocol's)."""
+    if controller is not None and controller not in suite.controllers:
+        raise UsageError(f"--controller {controller}: the {suite.name} suite's commands run on {', '.join(suite.controllers)}")
 
 
 def check_seed_range(suite, conditions, seed_start: int, count: int) -> None:
@@ -410,7 +413,7 @@ def _dry_run(args, conditions, settings_of) -> None:
         reasons = s.diagnostic_reasons()
         seeds = f"{s.seeds[0]}..{s.seeds[-1]}" if len(s.seeds) > 1 else str(s.seeds[0])
         print(
-            f"[{k}/{len(conditions)}] {cond.env_id}: {s.episodes} episodes, seeds {seeds}, {s.max_steps} steps, "
+            f"[{k}/{len(conditions)}] {cond.env_id}: {s.episodes} episodes, seeds {seeds}, {s.max_steps} steps, the {s.controller} controller, "
             f"{'videos of ' + ', '.join(s.cameras) if s.record_video else 'no video'}"
             f"{', paper metrics' if s.paper_metrics else ''}; instruction {cond.instruction!r}; "
             + ("standard protocol" if not reasons else "diagnostic: " + "; ".join(reasons))

@@ -66,7 +66,7 @@ def check_seeds(suite: Suite, seed_start: int, count: int) -> None:
 
 def record_condition(
     condition, policy, backend, runs: Path, progress, episodes: int, seed_start: int, max_steps: int | None,
-    keep_failed: bool, label: str,
+    keep_failed: bool, label: str, controller: str | None = None,
 ) -> list[Picked]:
     """Record the condition until `episodes` episodes are kept (all of them with `keep_failed`); in seed order."""
     picked: list[Picked] = []
@@ -78,7 +78,7 @@ def record_condition(
                 f"{label}: only {len(picked)} successful episodes in seeds {seed_start}..{limit - 1} "
                 f"({episodes} asked); export them with --episodes {len(picked)} or keep failures with --keep-failed"
             )
-        settings = EvalSettings(condition, episodes=count, seed_start=start, max_steps=max_steps)
+        settings = EvalSettings(condition, episodes=count, seed_start=start, max_steps=max_steps, controller=controller)
         outcome = evaluate_condition(settings, policy, runs, progress, label=label, backend=backend)
         for seed in settings.seeds:
             summary = outcome.run.read_summary(seed)
@@ -124,12 +124,13 @@ def demo_episodes(picked: list[Picked]) -> Iterator[DemoEpisode]:
         )
 
 
-def about(policy_info: dict, seed_start: int, keep_failed: bool, conditions: list[str]) -> dict:
+def about(policy_info: dict, seed_start: int, keep_failed: bool, conditions: list[str], controller: str) -> dict:
     """What produced a dataset, for meta/humanoidtoolbench.json."""
     return {
         "package_version": __version__,
         "policy": {k: policy_info.get(k) for k in ("policy", "checkpoint", "transport", "privileged")},
         "conditions": conditions,
+        "controller": controller,
         "seed_start": seed_start,
         "episodes_kept": "all" if keep_failed else "successful",
     }

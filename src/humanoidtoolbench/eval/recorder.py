@@ -1,7 +1,8 @@
 """The Recorder seam: per-step sinks that write everything an episode did into the run directory.
 
-Each sink receives every step (the command row executed, the policy state it
-was chosen from, the step's metrics and ending) and every policy call (with
+Each sink receives every step (the command row executed, the policy state just
+before it, at a request the one the policy was sent; the step's metrics and
+ending) and every policy call (with
 the reply's own metadata), and writes its file under a `.partial` name or at
 close, so a crash leaves no complete-looking file. `close` returns the
 run-relative files written; the summary records their sizes and SHA-256.

@@ -57,8 +57,8 @@ def _state(result: Result) -> tuple[str, str]:
     """CSS class and marker of a result that is not verified or not reportable."""
     if not result.report.verified:
         return "not-verified", '<span class="marker" title="its files changed after validation">NOT VERIFIED</span>'
-    if not result.record.reportable:
-        why = "; ".join(result.record.reasons) or "not reportable"
+    if not result.report.reportable:
+        why = "; ".join(result.report.reasons) or "not reportable"
         return "not-reportable", f'<span class="marker" title="not reportable: {escape(why)}">†</span>'
     return "", ""
 
@@ -75,7 +75,7 @@ def _leaderboard(table: SuiteTable) -> str:
     for policy in table.policies:
         mean, found = table.mean(policy), table.verified(policy)
         mean_cell = _pct(mean) if mean is not None else f'—<span class="n">{len(found)} of {len(conds)} conditions</span>'
-        flag = ' <span class="marker">(not reportable)</span>' if any(not r.record.reportable for r in found) else ""
+        flag = ' <span class="marker">(not reportable)</span>' if any(not r.report.reportable for r in found) else ""
         cells = []
         for result in table.row(policy):
             if result is None:
@@ -127,8 +127,8 @@ def _provenance(table: SuiteTable) -> str:
     for result in _results(table):
         rec = result.record
         reportable = "reportable"
-        if not rec.reportable:
-            why = "; ".join(rec.reasons) or "no reason recorded"
+        if not result.report.reportable:
+            why = "; ".join(result.report.reasons) or "no reason recorded"
             reportable = f'<span class="marker bad">not reportable</span>: {escape(why)}'
         verified = "yes" if result.report.verified else '<span class="marker bad">NOT VERIFIED</span>'
         dirty = " (uncommitted changes)" if rec.code.get("git_dirty") else ""
@@ -137,7 +137,7 @@ def _provenance(table: SuiteTable) -> str:
                  _code(rec.assets.get("manifest_sha256")),
                  _code(rec.code.get("git_commit") or rec.code.get("package_version")) + dirty,
                  escape(", ".join(f"{k} {v}" for k, v in sorted(rec.versions.items()))), escape(rec.finished_at)]
-        css = "reportable" if rec.reportable else "not-reportable"
+        css = "reportable" if result.report.reportable else "not-reportable"
         rows.append(f'<tr class="provenance-row {css}">' + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     head = ["Condition", "Policy", "Reportable", "Verified", "Run", "Controller / robot", "Source digest",
             "Asset manifest", "Code", "Versions", "Finished"]

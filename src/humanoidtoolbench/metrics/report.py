@@ -28,7 +28,8 @@ class ConditionReport:
     successes: int
     steps_to_success: list[int] = field(default_factory=list)
     causes: Counter = field(default_factory=Counter)
-    reportable: bool = False
+    reportable: bool = False  # under the suite's protocol as it is now (see `standing`)
+    reasons: list[str] = field(default_factory=list)  # why not reportable
     problems: list[str] = field(default_factory=list)  # why its files no longer match; empty: verified
     path: Path | None = None  # its benchmark_result.json
 
@@ -74,11 +75,25 @@ def condition_report(output: Path, name: str) -> ConditionReport | None:
     return None if path is None else result_report(path, name)
 
 
+def standing(name: str, result: dict) -> tuple[bool, list[str]]:
+    """Whether a recorded result is reportable under its suite's protocol as it is now, and why not.
+    Its own flag and reasons held when it was run; a result recorded on another controller than the
+    protocol's today (the protocol's controller has changed since) is a diagnostic run now."""
+    reasons = [str(r) for r in result.get("reasons") or []]
+    ours = suites.suite_of(suites.parse(name)).protocol.controller
+    controller = result.get("controller")
+    stale = f"controller {controller!r} instead of {ours!r}"
+    if controller != ours and stale not in reasons:
+        reasons.append(stale)
+    return bool(result.get("reportable")) and controller == ours, reasons
+
+
 def result_report(path: Path, name: str) -> ConditionReport:
     """The report of one validated `benchmark_result.json` of condition `name`, its run checked again."""
     result = _read(path)
+    reportable, reasons = standing(name, result)
     try:
-        report = ConditionReport(name, result["episodes"], result["successes"], reportable=bool(result.get("reportable")),
+        report = ConditionReport(name, result["episodes"], result["successes"], reportable=reportable, reasons=reasons,
                                  problems=validate_run(path.parent), path=path)
         if not report.verified:  # steps and causes would come from the files that changed
             return report

@@ -1,7 +1,8 @@
 """The per-step sink interface of the recorder: what every output of an episode receives.
 
-A sink gets each step (the command row executed, the policy state it was
-chosen from, the step's result and ending) and each policy call, and writes
+A sink gets each step (the command row executed, the policy state just
+before it, at a request the one the policy was sent; the step's result and
+ending) and each policy call, and writes
 its file whole at the end or under a `.partial` name, so a crash leaves no
 complete-looking file. The evaluator's own sinks (metrics, steps, policy
 calls) and a suite's (Fiatlux bags) share it.

@@ -103,7 +103,7 @@ class Episode(ABC):
 
     @abstractmethod
     def reset(self) -> None:
-        """Lay out the scene and let it settle; metrics take their baselines here."""
+        """Place the robot in the scene built at construction and let it settle; metrics take their baselines here."""
 
     @abstractmethod
     def state(self) -> np.ndarray:
