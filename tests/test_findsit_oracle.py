@@ -116,3 +116,31 @@ def test_on_balanced_it_aligns_within_the_sway_turns_not_at_the_seat_and_stops_a
         oracle = OraclePlanner()
         oracle.reset("", 0)
         assert decide(oracle, {**near, "controller": controller}).active_stop is stops, controller
+
+
+def test_on_balanced_a_walk_pressed_against_furniture_counts_as_stalled_and_near_the_target_it_stops():
+    """The balanced pelvis sways several centimetres a step even with a knee against a TV stand, so
+    there a touching walk is judged by its progress; near a target it only has to reach, it stops."""
+    plant = {**COUCH, "approach": (4.0, 4.0), "centre": (4.0, 4.0, 0.3), "aabb": ((3.8, 3.8, 0.0), (4.2, 4.2, 0.6))}
+    far = privileged((1.0, 1.0, 0.0), target=plant, interact=False, distance=3.0)
+    far["grid"], far["path"] = NavGrid(np.ones((100, 100), dtype=bool)), [(4.0, 1.0), (4.0, 3.5)]
+    # Moved 6 cm (the sway), touching something, no nearer the target.
+    pressed = {**far, "pose": (1.06, 1.0, 0.0), "contacts": [(1.2, 1.25)], "target_distance": 2.995}
+    for controller, after in (("assisted", "Walk<forward><fast>"), ("balanced", "Step back<0.25>")):
+        oracle = OraclePlanner()
+        oracle.reset("", 0)
+        assert decide(oracle, {**far, "controller": controller}).name == "Walk<forward><fast>"
+        assert decide(oracle, {**pressed, "controller": controller}).name == after, controller
+    # Still getting nearer (2 cm), the touching walk goes on.
+    oracle = OraclePlanner()
+    oracle.reset("", 0)
+    decide(oracle, {**far, "controller": "balanced"})
+    assert decide(oracle, {**pressed, "target_distance": 2.98, "controller": "balanced"}).name == "Walk<forward><fast>"
+    # 0.21 m from the TV, a knee on its stand: stop there, short of the radius, rather than walk on.
+    near = {**far, "pose": (3.5, 4.0, 0.0), "path": [(3.8, 4.0)], "target_distance": 0.21, "contacts": [(3.7, 3.95)]}
+    for controller, stops in (("assisted", False), ("balanced", True)):
+        oracle = OraclePlanner()
+        oracle.reset("", 0)
+        assert decide(oracle, {**near, "controller": controller}).active_stop is stops, controller
+    assert not decide(oracle, {**near, "contacts": [], "controller": "balanced"}).active_stop  # touching nothing: on
+    assert not decide(oracle, {**near, "target_distance": 0.35, "controller": "balanced"}).active_stop  # further: on

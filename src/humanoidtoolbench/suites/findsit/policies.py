@@ -52,12 +52,21 @@ class Plan:
     touch_m: float = 0.18  # within NavSR@20cm's radius: a Stop does not move the robot
     align_deg: float = 6.0  # the heading error that turns the robot before it backs onto a seat
     turn_at_seat: bool = True  # whether it still turns once its body reaches over the seat
+    # A walk that touched something and brought the body less than this nearer the target met it,
+    # however far the swaying pelvis moved (None: only a walk that did not move met something).
+    pressing_m: float | None = None
+    # Touching anything but the target this near a target it only has to reach, it stops (None: never).
+    stop_on_touch_m: float | None = None
 
 
 # The balanced robot's pelvis sways about 8 degrees and 0.1 m with each step, so it reads nearer and
 # further than it stands (it stops at the radius itself), and turning on the spot with its legs against
 # the seat's edge tips it onto the seat: it aligns within the sway, and not at all once at the seat.
-PLANS = {"balanced": Plan(touch_m=0.195, align_deg=15.0, turn_at_seat=False)}
+# Walking on with a knee or hip against a TV stand's edge 0.2 m from the TV tipped it over a few
+# walks later (val100 episodes 2 and 11), as did walking on with a hand pressed on a bed or a wall.
+PLANS = {
+    "balanced": Plan(touch_m=0.195, align_deg=15.0, turn_at_seat=False, pressing_m=0.01, stop_on_touch_m=0.3),
+}
 AT_SEAT_M = 0.05  # a body origin this near the seat's box: the legs touch its edge
 
 
@@ -96,7 +105,9 @@ class OraclePlanner:
     steps back until the pelvis is just behind the seat's front edge, sits at
     the seat's height and stops once the pelvis rests on the seat (otherwise it
     moves nearer the edge and sits again). A walk or step that did not move met
-    something: it steps back and aside, away from the contact, and goes on.
+    something: it steps back and aside, away from the contact, and goes on. On
+    `balanced` (`PLANS`) a walk that touched something and made no progress met
+    it too, and touching anything near a target it only has to reach, it stops.
     """
 
     name = "oracle"
@@ -105,7 +116,7 @@ class OraclePlanner:
         self._seating = False
         self._sits = 0
         self._queue: list[actions.Action] = []
-        self._last: tuple[tuple[float, float], actions.Action] | None = None
+        self._last: tuple[tuple[float, float], actions.Action, float] | None = None  # pose, action, target distance
         self._escapes = 0
         self._plan = Plan()
 
@@ -113,7 +124,7 @@ class OraclePlanner:
         p = observation.privileged
         self._plan = PLANS.get(p.get("controller"), Plan())
         action = self._choose(p)
-        self._last = (tuple(p["pose"][:2]), action)
+        self._last = (tuple(p["pose"][:2]), action, p["target_distance"])
         state = "The target is reached." if action.active_stop else "The target is being approached."
         return Decision(action=action, proposed=action, visible_state=state)
 
@@ -123,11 +134,21 @@ class OraclePlanner:
             return False
         return math.dist((x, y), self._last[0]) < STALL_M
 
+    def _pressing(self, p: dict) -> bool:
+        """The last walk touches something and brought the body no nearer the target (see `Plan.pressing_m`)."""
+        if self._plan.pressing_m is None or self._last is None or self._last[1].skill != actions.WALK:
+            return False
+        return bool(p["contacts"]) and p["target_distance"] > self._last[2] - self._plan.pressing_m
+
     def _choose(self, p: dict) -> actions.Action:
         x, y, yaw = p["pose"]
         stalled = self._stalled(x, y)
         if self._queue:
             return self._queue.pop(0)
+        near = self._plan.stop_on_touch_m is not None and p["target_distance"] <= self._plan.stop_on_touch_m
+        if not p["interact"] and p["contacts"] and near:
+            return actions.STOP
+        stalled = stalled or self._pressing(p)
         target = min(p["targets"], key=lambda t: math.dist((x, y), t["approach"] if p["interact"] else t["centre"][:2]))
         if p["interact"]:
             if self._last is not None and self._last[1].skill == actions.SIT:
