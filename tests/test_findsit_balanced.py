@@ -83,3 +83,23 @@ def test_a_fall_ends_the_findsit_episode_as_fell():
     ep.data.qvel[ep.controller._root_dof + 1] = 3.0  # a sideways shove of about 100 N s, five times what it catches
     outcomes = [run_skill(ep, 0, 0.2) for _ in range(3)]
     assert FELL in outcomes and ep.outcome == FELL and ep.sim.fallen()
+
+
+def test_the_oracle_routes_the_balanced_robot_around_the_clutter_on_the_floor():
+    """Its knees and feet trip over baskets and stools the assisted robot's legs pass through."""
+    from humanoidtoolbench.control.assisted import AssistedController
+    from humanoidtoolbench.suites.findsit.navgrid import NavGrid
+
+    seed = 41  # a start whose straight way crosses a basket
+    paths = {}
+    for controller in (AssistedController(), BalancedController()):
+        ep = FindSitEpisode(CONDITIONS[0], seed, controller=controller)
+        ep.reset()
+        p = ep.privileged()
+        paths[controller.name] = p
+    clutter = NavGrid.build(ep.apartment, clutter=True)
+    assert np.array_equal(paths["balanced"]["grid"].free, clutter.free)
+    assert np.array_equal(paths["assisted"]["grid"].free, NavGrid.build(ep.apartment).free)
+    dense = lambda path: np.concatenate([np.linspace(a, b, 20) for a, b in zip(path[:-1], path[1:])])
+    assert all(clutter.navigable(xy) for xy in dense(paths["balanced"]["path"]))
+    assert not all(clutter.navigable(xy) for xy in dense(paths["assisted"]["path"]))  # straight over the basket

@@ -378,3 +378,18 @@ def test_loader_reports_bad_files_in_one_line(tmp_path):
         with pytest.raises(split.SplitError) as info:
             split.load_split(path)
         assert "\n" not in str(info.value)
+
+
+def test_the_clutter_grid_also_blocks_the_margin_of_every_piece_of_floor_clutter_and_nothing_else():
+    apt = apartment(2)
+    plain, cluttered = grid(2), NavGrid.build(apt, clutter=True)
+    floor = [f for f in apt.furniture if f.movable and f.centre[2] - f.half_extents[2] < 0.01]
+    assert floor  # the apartment has clutter on its floor
+    assert not (cluttered.free & ~plain.free).any()  # it only ever blocks more
+    newly = np.argwhere(plain.free & ~cluttered.free)
+    assert len(newly)
+    centres = cluttered.centres(newly)
+    near = [min(point_box_distance(xy, f) for f in floor) for xy in centres]
+    assert max(near) < ROBOT_RADIUS + 1e-9  # every newly blocked cell lies in a clutter's margin
+    for f in floor:  # and every clutter's footprint is blocked
+        assert not cluttered.navigable(f.centre[:2])

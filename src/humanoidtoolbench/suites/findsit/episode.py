@@ -51,6 +51,9 @@ class SkillLimits:
 
 
 LIMITS = {"assisted": SkillLimits(), "balanced": SkillLimits(forward=0.3, backward=0.15, lateral=0.15)}
+# Whether the oracle's routes keep clear of the clutter on the floor: the assisted robot's legs have
+# no collision geometry and push it aside; the balanced robot's knees and feet trip over it.
+ROUTE_AROUND_CLUTTER = {"assisted": False, "balanced": True}
 
 
 def _approach(piece, clearance: float = 0.35) -> tuple[float, float]:
@@ -86,6 +89,7 @@ class FindSitEpisode(Episode):
         self._dynamic = {m.body(p.name).id: p.name for p in self.apartment.furniture if p.movable}
         self._seg = None
         self.grid: NavGrid | None = None
+        self._route_grids: tuple[NavGrid, ...] = ()  # what the oracle's routes are planned on, in preference order
 
 
     # -- episode ---------------------------------------------------------------------
@@ -261,7 +265,10 @@ class FindSitEpisode(Episode):
         navigation grid."""
         if self.grid is None:
             self.grid = NavGrid.build(self.apartment)
+            around = ROUTE_AROUND_CLUTTER[self.controller.name]
+            self._route_grids = (NavGrid.build(self.apartment, clutter=True), self.grid) if around else (self.grid,)
         base = self.sim.base_pose()
+        grid, path = self._route((base.x, base.y))
         goals = [self.apartment.furniture[g.object_id] for g in self.spec.goals]
         return {
             "controller": self.controller.name,
@@ -272,8 +279,8 @@ class FindSitEpisode(Episode):
             "targets": [{"centre": g.centre, "yaw": g.yaw, "half_extents": g.half_extents, "backrest": g.backrest,
                          "seat_height": g.seat_height, "aabb": g.aabb(), "approach": approach}
                         for g, approach in zip(goals, self._approaches((base.x, base.y)))],
-            "grid": self.grid,
-            "path": self._path((base.x, base.y)),
+            "grid": grid,
+            "path": path,
             "contacts": self._obstacle_contacts(),
             "pelvis_on_target": any(
                 (self.model.geom_bodyid[self.data.contact[i].geom[0]] in self._target_bodies
@@ -296,20 +303,27 @@ class FindSitEpisode(Episode):
                 points.append((float(c.pos[0]), float(c.pos[1])))
         return points
 
-    def _start(self, xy) -> tuple[float, float]:
+    def _start(self, xy, grid: NavGrid | None = None) -> tuple[float, float]:
         """The robot's position, or the nearest free cell's centre when it stands in a wall or furniture margin."""
-        if self.grid.navigable(xy):
+        grid = grid or self.grid
+        if grid.navigable(xy):
             return xy
-        free = np.argwhere(self.grid.free)
-        row, col = self.grid.cell(xy)
+        free = np.argwhere(grid.free)
+        row, col = grid.cell(xy)
         nearest = free[np.argmin(np.hypot(free[:, 0] - row, free[:, 1] - col))]
-        return tuple(float(c) for c in self.grid.centres(nearest[None])[0])
+        return tuple(float(c) for c in grid.centres(nearest[None])[0])
 
-    def _path(self, xy) -> list[tuple[float, float]]:
-        """The grid's path, kept clear of the margins where it can be, from the nearest free cell if need be."""
-        start = self._start(xy)
-        path = self.grid.path(start, self._goal_cells(xy), keep_clear=True)
-        return path if start == xy else [start, *path]
+    def _route(self, xy) -> tuple[NavGrid, list[tuple[float, float]]]:
+        """The first route grid with a path to a goal cell, and that path, kept clear of the margins
+        where it can be, from the nearest free cell if need be; the last grid and no path when none has one."""
+        goals = self._goal_cells(xy)
+        for grid in self._route_grids:
+            free = [g for g in goals if grid.free[g]]  # clutter may cover a goal cell
+            start = self._start(xy, grid)
+            path = grid.path(start, free, keep_clear=True) if free else []
+            if path:
+                return grid, path if start == xy else [start, *path]
+        return grid, []
 
     def _goal_cells(self, xy) -> list[tuple[int, int]]:
         """The view points of the targets; for a seat, its approach cell."""

@@ -3,8 +3,10 @@
 The floor is cut into 0.05 m cells. A cell is blocked when its centre lies
 closer than the robot's radius (0.25 m) to the footprint of a wall or of a
 static piece of furniture that starts below the robot's height (a lintel over a
-doorway does not block; a wall-mounted TV does). Movable clutter never blocks:
-the robot may push it. Moves go to the 8 neighbours, a diagonal costing
+doorway does not block; a wall-mounted TV does). Movable clutter does not block
+the metrics' grid: the robot may push it; a robot that trips over it routes on
+a grid where the clutter on the floor blocks too (`build(..., clutter=True)`).
+Moves go to the 8 neighbours, a diagonal costing
 sqrt(2) cells and allowed only when both cells beside it are free, so a path
 never cuts a blocked corner; distances are exact shortest paths on that graph
 (scipy's Dijkstra).
@@ -104,10 +106,13 @@ class NavGrid:
         self.free.setflags(write=False)
 
     @classmethod
-    def build(cls, apartment: Apartment) -> NavGrid:
+    def build(cls, apartment: Apartment, clutter: bool = False) -> NavGrid:
+        """`clutter`: the movable clutter on the floor (boxes, stools, baskets, where the apartment
+        puts them) blocks too, for a robot whose legs trip over what the module's rule lets it push."""
         w, d = apartment.size
         blocked = np.zeros((round(d / RESOLUTION), round(w / RESOLUTION)), dtype=bool)
-        for box in (*apartment.walls, *(f for f in apartment.furniture if not f.movable)):
+        blocking = (f for f in apartment.furniture if not f.movable or (clutter and _on_floor(f)))
+        for box in (*apartment.walls, *blocking):
             if box.centre[2] - box.half_extents[2] < ROBOT_HEIGHT:
                 _mark(blocked, Rect.of(box), ROBOT_RADIUS)
         return cls(~blocked)
@@ -222,6 +227,10 @@ class NavGrid:
         turns = np.flatnonzero((steps[1:] != steps[:-1]).any(axis=1)) + 1
         keep = np.unique(np.r_[0, turns, len(cells) - 1])
         return [(float(x), float(y)) for x, y in self.centres(cells[keep])]
+
+
+def _on_floor(piece: Furniture) -> bool:
+    return piece.centre[2] - piece.half_extents[2] < RESOLUTION
 
 
 def _centres(cells) -> np.ndarray:
