@@ -24,9 +24,11 @@ from humanoidtoolbench.control import decoupled_v1 as contract
 from humanoidtoolbench.control.balanced import BalancedController
 from humanoidtoolbench.control.base import BasePose
 from humanoidtoolbench.sim.scene import Room, add_robot, new_spec
-from humanoidtoolbench.sim.simulation import Simulation, home_upper_pose
+from humanoidtoolbench.sim.simulation import Simulation
+from humanoidtoolbench.suites.findsit.episode import carriage
 
 HZ = 50
+UPPER = carriage("balanced")  # the arms as the suite's skills carry them
 SECONDS, REST_SECONDS = 3.0, 1.0
 # name, (vx, vy, heading offset in rad or None): what one 3 s command asks
 COMMANDS = (
@@ -46,7 +48,7 @@ COMMANDS = (
 
 def row(vx: float, vy: float, heading: float | None) -> np.ndarray:
     flag, yaw = (0.0, 0.0) if heading is None else (1.0, heading)
-    return np.concatenate([home_upper_pose(), [contract.DEFAULT_BASE_HEIGHT, vx, vy, flag, yaw]])
+    return np.concatenate([UPPER, [contract.DEFAULT_BASE_HEIGHT, vx, vy, flag, yaw]])
 
 
 def trial(x: float, y: float, yaw: float, vx: float, vy: float, turn: float | None) -> tuple[bool, float]:
@@ -55,7 +57,7 @@ def trial(x: float, y: float, yaw: float, vx: float, vy: float, turn: float | No
     spec = new_spec(room=Room(size=(10.0, 10.0, 3.0), centre=(x, y)))
     add_robot(spec, controller)
     sim = Simulation(spec, controller)
-    sim.reset(BasePose(x, y, contract.DEFAULT_BASE_HEIGHT, yaw), home_upper_pose())
+    sim.reset(BasePose(x, y, contract.DEFAULT_BASE_HEIGHT, yaw), UPPER)
     heading = None if turn is None else math.remainder(yaw + turn, 2 * math.pi)
     phases = ((row(vx, vy, heading), SECONDS), (row(0.0, 0.0, heading), REST_SECONDS))
     for action, seconds in phases:

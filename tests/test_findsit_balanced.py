@@ -103,3 +103,26 @@ def test_the_oracle_routes_the_balanced_robot_around_the_clutter_on_the_floor():
     dense = lambda path: np.concatenate([np.linspace(a, b, 20) for a, b in zip(path[:-1], path[1:])])
     assert all(clutter.navigable(xy) for xy in dense(paths["balanced"]["path"]))
     assert not all(clutter.navigable(xy) for xy in dense(paths["assisted"]["path"]))  # straight over the basket
+
+
+def test_the_balanced_robot_carries_its_hands_in_through_every_skill():
+    """A hand that brushes a wall or a stool while it walks pushes the free robot over."""
+    from humanoidtoolbench.control.assisted import AssistedController
+    from humanoidtoolbench.sim.simulation import home_upper_pose
+
+    def hands_apart(ep) -> float:
+        d, m = ep.data, ep.model
+        return float(np.linalg.norm(d.xpos[m.body("left_wrist_yaw_link").id] - d.xpos[m.body("right_wrist_yaw_link").id]))
+
+    assisted = FindSitEpisode(CONDITIONS[0], EPISODE, controller=AssistedController())
+    assisted.reset()
+    ep = episode()
+    assert np.array_equal(assisted._row[:31], home_upper_pose())  # the assisted robot keeps the home pose
+    assert hands_apart(ep) < hands_apart(assisted) - 0.1  # the wrists 0.34 m apart against 0.46
+    for _ in range(2):
+        assert run_skill(ep, 0, 0.2) is None
+    assert hands_apart(ep) < hands_apart(assisted) - 0.1
+    ep._skill_start = (0.0, 0.0, 0.0)
+    for skill_id, value in ((0, 0.2), (2, 30.0), (4, 0.45), (5, 0.2), (6, 0.2)):
+        row = ep._command(DISCRETE_SKILL_V1.decode(np.array([skill_id, value, 0.0])))
+        assert np.array_equal(row[:31], ep._row[:31]) and not np.array_equal(row[:31], home_upper_pose())

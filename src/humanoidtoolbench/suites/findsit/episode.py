@@ -2,12 +2,13 @@
 
 A decision arrives as a `discrete_skill_v1` chunk of 25 control rows (one
 for Stop) with the planner's record in the reply's metadata. Each row
-becomes one `decoupled_v1` command for the assisted controller: walk, step
-back and side step as base velocities, a turn as a heading target, a sit as
-a pelvis height (the pelvis then rests on whatever is under it), Stop as the
-end. Every control step records the robot's contacts (fixed and dynamic) and
-the dynamic objects' positions for the paper metrics; the segmentation
-render of each decision's image counts the target's pixels.
+becomes one `decoupled_v1` command for the controller: walk, step back and
+side step as base velocities, a turn as a heading target, a sit as a pelvis
+height (the pelvis then rests on whatever is under it), Stop as the end; the
+arms hold the controller's carriage (`SHOULDER_ROLL`). Every control step
+records the robot's contacts (fixed and dynamic) and the dynamic objects'
+positions for the paper metrics; the segmentation render of each decision's
+image counts the target's pixels.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ...control import decoupled_v1
 from ...control.assisted import AssistedController
 from ...control.base import BasePose
 from ...control.discrete_skill import DISCRETE_SKILL_V1, STOP_ID, SUBSTEPS, SkillStep
+from ...robot.joints import HOME_POSE
 from ...sim.simulation import Simulation, home_upper_pose
 from ..base import SUCCESS, Episode, StepResult, terminal_outcome
 from . import actions, metrics
@@ -54,6 +56,19 @@ LIMITS = {"assisted": SkillLimits(), "balanced": SkillLimits(forward=0.3, backwa
 # Whether the oracle's routes keep clear of the clutter on the floor: the assisted robot's legs have
 # no collision geometry and push it aside; the balanced robot's knees and feet trip over it.
 ROUTE_AROUND_CLUTTER = {"assisted": False, "balanced": True}
+# How far the arms roll out at the shoulders (rad) in every skill: the home pose's on the assisted robot;
+# the balanced robot carries its hands in beside its thighs, as a hand that brushes a wall or a stool
+# while it walks pushes the free robot over (docs/RESULTS.md).
+SHOULDER_ROLL = {"assisted": HOME_POSE["left_shoulder_roll_joint"], "balanced": 0.05}
+
+
+def carriage(controller: str) -> np.ndarray:
+    """The 31 upper-body slots the skills hold: the home pose with the shoulders rolled to SHOULDER_ROLL."""
+    upper = home_upper_pose()
+    roll = SHOULDER_ROLL[controller]
+    upper[decoupled_v1.JOINT_SLOTS.index("left_shoulder_roll_joint")] = roll
+    upper[decoupled_v1.JOINT_SLOTS.index("right_shoulder_roll_joint")] = -roll
+    return upper
 
 
 def _approach(piece, clearance: float = 0.35) -> tuple[float, float]:
@@ -95,10 +110,11 @@ class FindSitEpisode(Episode):
     # -- episode ---------------------------------------------------------------------
     def reset(self) -> None:
         x, y = self.spec.start_position[:2]
-        self.sim.reset(BasePose(x, y, decoupled_v1.DEFAULT_BASE_HEIGHT, self.spec.start_yaw), home_upper_pose())
+        upper = carriage(self.controller.name)
+        self.sim.reset(BasePose(x, y, decoupled_v1.DEFAULT_BASE_HEIGHT, self.spec.start_yaw), upper)
         self.reset_distances = [float(self.data.contact[i].dist) for i in range(self.data.ncon)]
         self.floor_hits, self.robot_min_z = self._floor_ray()
-        self._row = np.concatenate([home_upper_pose(), [decoupled_v1.DEFAULT_BASE_HEIGHT, 0, 0, 0, 0]])
+        self._row = np.concatenate([upper, [decoupled_v1.DEFAULT_BASE_HEIGHT, 0, 0, 0, 0]])
         for _ in range(SETTLE_STEPS):  # let clutter come to rest before the first image
             self.sim.step(decoupled_v1.decode(self._row))
         self.decisions: list[metrics.DecisionRecord] = []
