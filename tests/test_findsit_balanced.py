@@ -91,12 +91,11 @@ def test_the_oracle_routes_the_balanced_robot_around_the_clutter_on_the_floor():
     from humanoidtoolbench.suites.findsit.navgrid import NavGrid
 
     seed = 41  # a start whose straight way crosses a basket
-    paths = {}
+    paths = {}  # each controller's privileged route: its grid and path
     for controller in (AssistedController(), BalancedController()):
         ep = FindSitEpisode(CONDITIONS[0], seed, controller=controller)
         ep.reset()
-        p = ep.privileged()
-        paths[controller.name] = p
+        paths[controller.name] = ep.privileged()
     clutter = NavGrid.build(ep.apartment, clutter=True)
     assert np.array_equal(paths["balanced"]["grid"].free, clutter.free)
     assert np.array_equal(paths["assisted"]["grid"].free, NavGrid.build(ep.apartment).free)

@@ -6,10 +6,9 @@ static piece of furniture that starts below the robot's height (a lintel over a
 doorway does not block; a wall-mounted TV does). Movable clutter does not block
 the metrics' grid: the robot may push it; a robot that trips over it routes on
 a grid where the clutter on the floor blocks too (`build(..., clutter=True)`).
-Moves go to the 8 neighbours, a diagonal costing
-sqrt(2) cells and allowed only when both cells beside it are free, so a path
-never cuts a blocked corner; distances are exact shortest paths on that graph
-(scipy's Dijkstra).
+Moves go to the 8 neighbours, a diagonal costing sqrt(2) cells and allowed only
+when both cells beside it are free, so a path never cuts a blocked corner;
+distances are exact shortest paths on that graph (scipy's Dijkstra).
 
 Frame: MuJoCo's, z up, metres; cell (row, col) has its centre at
 ((col + 0.5) * RESOLUTION, (row + 0.5) * RESOLUTION), the grid covering the
