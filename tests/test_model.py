@@ -169,7 +169,13 @@ def test_model_flags_are_checked(tmp_path, capsys):
     assert "--policy and --model are alternative" in one_line_exit_2(["--model", str(repo), "--policy", "zero"], capsys)
     assert "--revision goes with --model" in one_line_exit_2(["--policy", "zero", "--revision", "main"], capsys)
     assert "--device must be auto, cpu or cuda:N" in one_line_exit_2(["--model", str(repo), "--device", "gpu"], capsys)
-    assert "the fiatlux suite's action contract is joint_position_v1" in one_line_exit_2(["S01", "--model", str(repo)], capsys)
+    assert "the fiatlux suite on servo shows head_d435 and takes joint_position_v1" in one_line_exit_2(
+        ["S01", "--model", str(repo)], capsys
+    )
+    # On balanced Fiatlux takes decoupled_v1 commands, but from another camera than a model's.
+    assert "the fiatlux suite on balanced shows head_d435 and takes decoupled_v1" in one_line_exit_2(
+        ["S07", "--model", str(repo), "--controller", "balanced"], capsys
+    )
 
 
 def test_dry_run_resolves_a_local_path_and_never_downloads(tmp_path, capsys, monkeypatch):

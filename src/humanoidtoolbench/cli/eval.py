@@ -16,6 +16,7 @@ from ..eval.thread_pools import bound_thread_pools
 from ..policies.errors import PolicyConnectionError, PolicyError, PolicyLoadError
 from ..policies.http_client import DEFAULT_TIMEOUT_S, PREFLIGHT_TIMEOUT_S
 from ..robot import assets
+from ..robot.cameras import POLICY_CAMERA
 
 DEFAULT_OUTPUT = "htb-results"
 DEFAULT_PORT = 21000
@@ -283,9 +284,14 @@ def _check_model(args) -> None:
     from ..policies.model import ModelError, resolve
     from ..policies.model.device import Device
 
-    contract = suites.get(args.suite).contract
-    if contract != "decoupled_v1":
-        raise UsageError(f"--model loads decoupled_v1 models; the {args.suite} suite's action contract is {contract}")
+    suite = suites.get(args.suite)
+    controller = args.controller or suite.protocol.controller
+    contract, camera = suite.contract_for(controller), suite.cameras.policy_camera
+    if (contract, camera) != ("decoupled_v1", POLICY_CAMERA):
+        raise UsageError(
+            f"--model loads models that see the {POLICY_CAMERA} camera and answer decoupled_v1; "
+            f"the {args.suite} suite on {controller} shows {camera} and takes {contract}"
+        )
     if args.checkpoint:
         raise UsageError("--checkpoint goes with --policy; a --model is identified by its weight and configuration hashes")
     if args.policy_timeout is not None or len(args.ports) > 1:
