@@ -1,4 +1,4 @@
-"""The base speeds the balanced robot sustains: the source of find-navigate-sit's `LIMITS["balanced"]`.
+"""The base speeds the balanced robot sustains: the source of find-navigate-sit's `PROFILES["balanced"].limits`.
 
     python benchmarks/findsit_limits.py [--spawns 12] [--seed 0]
 

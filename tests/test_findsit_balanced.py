@@ -9,9 +9,10 @@ import pytest
 
 from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.control.balanced import BalancedController
+from humanoidtoolbench.control.decoupled_v1 import JOINT_SLOTS
 from humanoidtoolbench.control.discrete_skill import DISCRETE_SKILL_V1
 from humanoidtoolbench.suites.base import FELL
-from humanoidtoolbench.suites.findsit.episode import LIMITS, FindSitEpisode
+from humanoidtoolbench.suites.findsit.episode import PROFILES, FindSitEpisode
 from humanoidtoolbench.suites.findsit.suite import CONDITIONS, SUITE
 
 EPISODE = 9  # a start with room to move every way
@@ -73,7 +74,7 @@ def test_each_skill_moves_the_balanced_robot_its_way(skill_id, value, forward, l
 def test_speeds_beyond_the_limits_are_commanded_at_them():
     ep = episode()
     ep._skill_start = (0.0, 0.0, 0.0)
-    lim = LIMITS["balanced"]
+    lim = PROFILES["balanced"].limits
     row = {k: ep._command(DISCRETE_SKILL_V1.decode(np.array([k, v, 0.0]))) for k, v in ((0, 0.6), (5, 0.6), (6, -0.5))}
     assert row[0][32] == lim.forward and row[5][32] == -lim.backward and row[6][33] == -lim.lateral
 
@@ -122,6 +123,41 @@ def test_the_balanced_robot_carries_its_hands_in_through_every_skill():
         assert run_skill(ep, 0, 0.2) is None
     assert hands_apart(ep) < hands_apart(assisted) - 0.1
     ep._skill_start = (0.0, 0.0, 0.0)
-    for skill_id, value in ((0, 0.2), (2, 30.0), (4, 0.45), (5, 0.2), (6, 0.2)):
+    rolls = [JOINT_SLOTS.index(f"{side}_shoulder_roll_joint") for side in ("left", "right")]
+    for skill_id, value in ((0, 0.2), (2, 30.0), (4, 0.45), (5, 0.2), (6, 0.2)):  # a sit leans, its arms in too
         row = ep._command(DISCRETE_SKILL_V1.decode(np.array([skill_id, value, 0.0])))
-        assert np.array_equal(row[:31], ep._row[:31]) and not np.array_equal(row[:31], home_upper_pose())
+        assert np.array_equal(row[rolls], [0.05, -0.05]) and np.array_equal(row[rolls], ep._row[rolls])
+
+
+def test_the_balanced_robot_sits_leaning_forward_and_stops_lowering_where_its_pelvis_meets_the_seat():
+    """val100 episode 6, a bed: the oracle backs the robot up and sits it; the sit leans the torso and arms
+    forward (the hips go back over the seat) and lowers the pelvis only until it touches the bed."""
+    from humanoidtoolbench.suites.base import SUCCESS
+    from humanoidtoolbench.suites.findsit.episode import SIT_PRESS_M
+    from humanoidtoolbench.suites.findsit.planner import Observation
+    from humanoidtoolbench.suites.findsit.policies import OraclePlanner, _value
+
+    ep = FindSitEpisode(CONDITIONS[0], 6, controller=BalancedController())
+    ep.reset()
+    oracle = OraclePlanner()
+    oracle.reset("", 6)
+    touched, commanded, lean = None, [], 0.0
+    for n in range(100):
+        action = oracle.decide(Observation(np.zeros((2, 2, 3), np.uint8), n, ep.privileged())).action
+        chunk = DISCRETE_SKILL_V1.validate([[action.id, _value(action)]])
+        ep.on_chunk(chunk, {})
+        for row in chunk:
+            if action.skill == "sit" and touched is None and ep._pelvis_touches():
+                touched = ep.sim.base_pose().z
+            outcome = ep.step(row).outcome
+            if action.skill == "sit" and touched is not None:
+                commanded.append(ep._row[31])
+                lean = max(lean, ep._row[JOINT_SLOTS.index("waist_pitch_joint")])
+            if outcome is not None:
+                break
+        if ep.outcome is not None:
+            break
+    assert ep.outcome == SUCCESS and ep.privileged()["pelvis_on_target"] and not ep.sim.fallen()
+    assert lean == pytest.approx(0.5)
+    assert touched is not None and min(commanded) >= touched - SIT_PRESS_M - 1e-9
+    assert min(commanded) > 0.5 - 0.05  # held where it touched, above the height the sit asked (0.45 m)

@@ -4,8 +4,9 @@ A decision arrives as a `discrete_skill_v1` chunk of 25 control rows (one
 for Stop) with the planner's record in the reply's metadata. Each row
 becomes one `decoupled_v1` command for the controller: walk, step back and
 side step as base velocities, a turn as a heading target, a sit as a pelvis
-height (the pelvis then rests on whatever is under it), Stop as the end; the
-arms hold the controller's carriage (`SHOULDER_ROLL`). Every control step
+height (the pelvis then rests on whatever is under it), Stop as the end; how
+each controller carries them out (speeds, arms, a sit's lean) is its row of
+`PROFILES`. Every control step
 records the robot's contacts (fixed and dynamic) and the dynamic objects'
 positions for the paper metrics; the segmentation render of each decision's
 image counts the target's pixels.
@@ -13,6 +14,7 @@ image counts the target's pixels.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import weakref
 from dataclasses import dataclass
@@ -23,6 +25,7 @@ import numpy as np
 
 from ...control import decoupled_v1
 from ...control.assisted import AssistedController
+from ...control.balanced import BalancedController
 from ...control.base import BasePose
 from ...control.discrete_skill import DISCRETE_SKILL_V1, STOP_ID, SUBSTEPS, SkillStep
 from ...robot.joints import HOME_POSE
@@ -52,22 +55,49 @@ class SkillLimits:
     lateral: float = math.inf
 
 
-LIMITS = {"assisted": SkillLimits(), "balanced": SkillLimits(forward=0.3, backward=0.15, lateral=0.15)}
-# Whether the oracle's routes keep clear of the clutter on the floor: the assisted robot's legs have
-# no collision geometry and push it aside; the balanced robot's knees and feet trip over it.
-ROUTE_AROUND_CLUTTER = {"assisted": False, "balanced": True}
-# How far the arms roll out at the shoulders (rad) in every skill: the home pose's on the assisted robot;
-# the balanced robot carries its hands in beside its thighs, as a hand that brushes a wall or a stool
-# while it walks pushes the free robot over (docs/RESULTS.md).
-SHOULDER_ROLL = {"assisted": HOME_POSE["left_shoulder_roll_joint"], "balanced": 0.05}
+@dataclass(frozen=True)
+class SkillProfile:
+    """How one controller carries out the skills; the defaults are the assisted robot's."""
+
+    limits: SkillLimits = SkillLimits()
+    shoulder_roll: float = HOME_POSE["left_shoulder_roll_joint"]  # rad: how far every skill rolls the arms out
+    route_around_clutter: bool = False  # the oracle's routes keep clear of the clutter on the floor
+    sit_lean: tuple[tuple[str, float], ...] = ()  # joint targets a sit leans to over its 0.5 s
+    sit_stops_on_touch: bool = False  # a sit lowers the pelvis only until it touches something
+
+
+PROFILES = {
+    "assisted": SkillProfile(),
+    # The free robot's knees and feet trip over the baskets and stools the assisted robot's legs pass
+    # through, and a hand that brushes a wall or a stool while it walks pushes it over, so it carries its
+    # hands in beside its thighs. It sits as a person does: torso and arms forward, so its hips go back
+    # about 10 cm over the seat while its CoM stays over its feet, and it stops lowering where the pelvis
+    # meets the seat (lowering on, the seat's edge pushed it forward, often over). docs/RESULTS.md.
+    "balanced": SkillProfile(
+        limits=SkillLimits(forward=0.3, backward=0.15, lateral=0.15),
+        shoulder_roll=0.05,
+        route_around_clutter=True,
+        sit_lean=(("waist_pitch_joint", 0.5), ("left_shoulder_pitch_joint", -0.5), ("right_shoulder_pitch_joint", -0.5)),
+        sit_stops_on_touch=True,
+    ),
+}
+SIT_PRESS_M = 0.01  # how far below where the pelvis first touched a stopped sit holds it
 
 
 def carriage(controller: str) -> np.ndarray:
-    """The 31 upper-body slots the skills hold: the home pose with the shoulders rolled to SHOULDER_ROLL."""
+    """The 31 upper-body slots the skills hold: the home pose with the shoulders rolled to the profile's."""
     upper = home_upper_pose()
-    roll = SHOULDER_ROLL[controller]
+    roll = PROFILES[controller].shoulder_roll
     upper[decoupled_v1.JOINT_SLOTS.index("left_shoulder_roll_joint")] = roll
     upper[decoupled_v1.JOINT_SLOTS.index("right_shoulder_roll_joint")] = -roll
+    return upper
+
+
+def sit_posture(controller: str) -> np.ndarray:
+    """The upper body a sit leans to: the carriage with the profile's `sit_lean`."""
+    upper = carriage(controller)
+    for name, value in PROFILES[controller].sit_lean:
+        upper[decoupled_v1.JOINT_SLOTS.index(name)] = value
     return upper
 
 
@@ -90,17 +120,21 @@ class FindSitEpisode(Episode):
         if self.apartment.digest() != self.spec.apartment_digest:
             raise RuntimeError(f"apartment {self.spec.scene_id} no longer matches the split; regenerate the split")
         self.controller = controller or AssistedController()
-        self.limits = LIMITS[self.controller.name]
+        self.profile = PROFILES[self.controller.name]
+        self.limits = self.profile.limits
         if isinstance(self.controller, AssistedController):
             self.controller.height_range = SIT_HEIGHT_RANGE
             self.controller.turn_time_constant, self.controller.turn_rate_max = TURN_TIME_CONSTANT, TURN_RATE_MAX
             self.controller.height_rate = HEIGHT_RATE
+        elif isinstance(self.controller, BalancedController):
+            self.controller.tuning = dataclasses.replace(self.controller.tuning, height_range=SIT_HEIGHT_RANGE)
+        self._carriage, self._sit_posture = carriage(self.controller.name), sit_posture(self.controller.name)
         self.sim = Simulation(build_scene(self.apartment, self.controller, detail), self.controller)
         m = self.sim.model
         self.targets = frozenset(self.apartment.furniture[g.object_id].name for g in self.spec.goals)
         self._target_bodies = {m.body(n).id for n in self.targets}
-        pelvis = m.body("pelvis").id
-        self._robot = {b for b in range(m.nbody) if m.body_rootid[b] == m.body_rootid[pelvis]}
+        self._pelvis = m.body("pelvis").id
+        self._robot = {b for b in range(m.nbody) if m.body_rootid[b] == m.body_rootid[self._pelvis]}
         self._dynamic = {m.body(p.name).id: p.name for p in self.apartment.furniture if p.movable}
         self._seg = None
         self.grid: NavGrid | None = None
@@ -115,6 +149,8 @@ class FindSitEpisode(Episode):
         self.reset_distances = [float(self.data.contact[i].dist) for i in range(self.data.ncon)]
         self.floor_hits, self.robot_min_z = self._floor_ray()
         self._row = np.concatenate([upper, [decoupled_v1.DEFAULT_BASE_HEIGHT, 0, 0, 0, 0]])
+        self._skill_upper = upper.copy()
+        self._sit_hold: float | None = None  # the height a sit's pelvis first touched something at, less SIT_PRESS_M
         for _ in range(SETTLE_STEPS):  # let clutter come to rest before the first image
             self.sim.step(decoupled_v1.decode(self._row))
         self.decisions: list[metrics.DecisionRecord] = []
@@ -172,6 +208,7 @@ class FindSitEpisode(Episode):
         self.decisions.append(msgspec.convert(raw, metrics.DecisionRecord))
         base = self.sim.base_pose()
         self._skill_start = (base.x, base.y, base.yaw)
+        self._skill_upper = self._row[:31].copy()
         self._frames = []
 
     def _command(self, step: SkillStep) -> np.ndarray:
@@ -187,16 +224,29 @@ class FindSitEpisode(Episode):
             row[32] = -min(value / SKILL_SECONDS, lim.backward)
         elif skill == actions.SIDE_STEP:
             row[33] = math.copysign(min(abs(value) / SKILL_SECONDS, lim.lateral), value)
-        elif skill == actions.SIT:
-            row[31] = value
+        elif skill == actions.SIT:  # the height, and the upper body eased into the sit's lean over the skill
+            row[31] = value if self._sit_hold is None else max(value, self._sit_hold)
+            row[:31] = self._skill_upper + (step.k + 1) / SUBSTEPS * (self._sit_posture - self._skill_upper)
+        if skill != actions.SIT and step.skill_id != STOP_ID:
+            row[:31] = self._carriage
         return row
+
+    def _pelvis_touches(self) -> bool:
+        m, d = self.model, self.data
+        return bool((m.geom_bodyid[d.contact.geom] == self._pelvis).any())
 
     def step(self, row: np.ndarray) -> StepResult:
         step = DISCRETE_SKILL_V1.decode(row)
         command = self._command(step)
         # A sit's height carries into the next skill's first row (so a Stop keeps sitting); others stand.
         sitting = SKILL_BY_ID[step.skill_id] == actions.SIT
+        if sitting and self.profile.sit_stops_on_touch and self._sit_hold is None and self._pelvis_touches():
+            self._sit_hold = self.sim.base_pose().z - SIT_PRESS_M
+            command[31] = max(command[31], self._sit_hold)
+        elif not sitting and step.skill_id != STOP_ID:
+            self._sit_hold = None
         self._row[31] = command[31] if sitting else decoupled_v1.DEFAULT_BASE_HEIGHT
+        self._row[:31] = command[:31] if sitting else self._carriage
         self.sim.step(decoupled_v1.decode(command))
         self.steps += 1
         fallen = self.sim.fallen()  # a fall ends the episode as a failure, whatever the skill
@@ -281,7 +331,7 @@ class FindSitEpisode(Episode):
         navigation grid."""
         if self.grid is None:
             self.grid = NavGrid.build(self.apartment)
-            around = ROUTE_AROUND_CLUTTER[self.controller.name]
+            around = self.profile.route_around_clutter
             self._route_grids = (NavGrid.build(self.apartment, clutter=True), self.grid) if around else (self.grid,)
         base = self.sim.base_pose()
         grid, path = self._route((base.x, base.y))

@@ -57,6 +57,14 @@ class Plan:
     pressing_m: float | None = None
     # Touching anything but the target this near a target it only has to reach, it stops (None: never).
     stop_on_touch_m: float | None = None
+    # Where the standing pelvis sits down from, behind the seat's front edge (negative: in front of it);
+    # None: the assisted spots, behind the edge and nearer it on each retry.
+    sit_inset_m: float | None = None
+    # A sit that has not brought the pelvis onto the seat sits on where it is, rather than moving nearer
+    # the edge and sitting again.
+    sit_on: bool = False
+    # A step back that moved under STALL_M met something only if the robot touches something.
+    backing_stalls_on_touch: bool = False
 
 
 # The balanced robot's pelvis sways about 8 degrees and 0.1 m with each step, so it reads nearer and
@@ -64,8 +72,12 @@ class Plan:
 # the seat's edge tips it onto the seat: it aligns within the sway, and not at all once at the seat.
 # Walking on with a knee or hip against a TV stand's edge 0.2 m from the TV tipped it over a few
 # walks later (val100 episodes 2 and 11), as did walking on with a hand pressed on a bed or a wall.
+# Its sit leans the hips about 10 cm back, and the steps that end a step back carry it about 12 cm
+# further, so it sits down from 0.145 m in front of the seat's edge; a sit takes it more than one
+# decision (0.25 m/s down), and its gait starts slowly (a step back may move under STALL_M at first).
 PLANS = {
-    "balanced": Plan(touch_m=0.195, align_deg=15.0, turn_at_seat=False, pressing_m=0.01, stop_on_touch_m=0.3),
+    "balanced": Plan(touch_m=0.195, align_deg=15.0, turn_at_seat=False, pressing_m=0.01, stop_on_touch_m=0.3,
+                     sit_inset_m=-0.145, sit_on=True, backing_stalls_on_touch=True),
 }
 AT_SEAT_M = 0.05  # a body origin this near the seat's box: the legs touch its edge
 
@@ -107,7 +119,9 @@ class OraclePlanner:
     moves nearer the edge and sits again). A walk or step that did not move met
     something: it steps back and aside, away from the contact, and goes on. On
     `balanced` (`PLANS`) a walk that touched something and made no progress met
-    it too, and touching anything near a target it only has to reach, it stops.
+    it too, touching anything near a target it only has to reach, it stops, and
+    it sits down from in front of the seat's edge and sits on until the pelvis
+    rests on the seat.
     """
 
     name = "oracle"
@@ -154,11 +168,14 @@ class OraclePlanner:
             if self._last is not None and self._last[1].skill == actions.SIT:
                 if p["pelvis_on_target"] or self._sits > SIT_RETRIES:
                     return actions.STOP
+                if self._plan.sit_on:
+                    self._sits += 1
+                    return self._last[1]
             if self._seating or math.dist((x, y), target["approach"]) < ARRIVE_M or (
                 stalled and math.dist((x, y), target["approach"]) < SEAT_ZONE_M
             ):
                 self._seating = True
-                return self._sit(x, y, yaw, target, stalled, p["target_distance"] <= AT_SEAT_M)
+                return self._sit(x, y, yaw, target, stalled, p["target_distance"] <= AT_SEAT_M, bool(p["contacts"]))
         elif p["target_distance"] <= self._plan.touch_m:
             return actions.STOP
         if stalled:
@@ -186,7 +203,7 @@ class OraclePlanner:
         speed = "fast" if remaining > 1.5 else "normal" if remaining > 0.6 else "slow"
         return actions.parse_action(0, f"Walk<forward><{speed}>")
 
-    def _sit(self, x, y, yaw, target, stalled: bool, at_seat: bool) -> actions.Action:
+    def _sit(self, x, y, yaw, target, stalled: bool, at_seat: bool, touching: bool = False) -> actions.Action:
         """Face the way the seat faces, get in line with its middle, back over the sit spot, sit."""
         front = target["yaw"]
         err = math.degrees(_wrap(front - yaw))
@@ -196,11 +213,15 @@ class OraclePlanner:
         depth = 2 * hx - (target["backrest"] or 0.0)
         wide = 2 * target["half_extents"][1] > HAND_SPAN_M
         inset = max((EDGE_INSET_M if wide else min(SIT_INSET_M, depth / 2)) - self._sits * RETRY_INSET_STEP_M, 0.0)
+        if self._plan.sit_inset_m is not None:
+            inset = self._plan.sit_inset_m
         cx, cy = target["centre"][:2]
         c, s = math.cos(front), math.sin(front)
         ahead = (x - cx) * c + (y - cy) * s - (hx - inset)  # how far the pelvis is in front of its spot
         lateral = -(x - cx) * s + (y - cy) * c  # the pelvis' offset to the seat's left of its middle line
         backing = self._last is not None and self._last[1].skill == actions.STEP_BACK
+        if self._plan.backing_stalls_on_touch:
+            stalled = stalled and touching
         if abs(lateral) > LATERAL_M and not (stalled and self._last[1].skill == actions.SIDE_STEP):
             # facing the seat's front, the seat's left is the robot's left
             return actions.parse_action(6, f"Side step<{'right' if lateral > 0 else 'left'}><{min(abs(lateral), 0.5):.2f}>")
