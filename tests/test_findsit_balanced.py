@@ -133,6 +133,7 @@ def test_the_balanced_robot_sits_leaning_forward_and_stops_lowering_where_its_pe
     """val100 episode 6, a bed: the oracle backs the robot up and sits it; the sit leans the torso and arms
     forward (the hips go back over the seat) and lowers the pelvis only until it touches the bed."""
     from humanoidtoolbench.suites.base import SUCCESS
+    from humanoidtoolbench.suites.findsit import actions
     from humanoidtoolbench.suites.findsit.episode import SIT_PRESS_M
     from humanoidtoolbench.suites.findsit.planner import Observation
     from humanoidtoolbench.suites.findsit.policies import OraclePlanner, _value
@@ -147,10 +148,10 @@ def test_the_balanced_robot_sits_leaning_forward_and_stops_lowering_where_its_pe
         chunk = DISCRETE_SKILL_V1.validate([[action.id, _value(action)]])
         ep.on_chunk(chunk, {})
         for row in chunk:
-            if action.skill == "sit" and touched is None and ep._pelvis_touches():
+            if action.skill == actions.SIT and touched is None and ep._pelvis_touches():
                 touched = ep.sim.base_pose().z
             outcome = ep.step(row).outcome
-            if action.skill == "sit" and touched is not None:
+            if action.skill == actions.SIT and touched is not None:
                 commanded.append(ep._row[31])
                 lean = max(lean, ep._row[JOINT_SLOTS.index("waist_pitch_joint")])
             if outcome is not None:

@@ -225,7 +225,7 @@ class FindSitEpisode(Episode):
         elif skill == actions.SIDE_STEP:
             row[33] = math.copysign(min(abs(value) / SKILL_SECONDS, lim.lateral), value)
         elif skill == actions.SIT:  # the height, and the upper body eased into the sit's lean over the skill
-            row[31] = value if self._sit_hold is None else max(value, self._sit_hold)
+            row[31] = value
             row[:31] = self._skill_upper + (step.k + 1) / SUBSTEPS * (self._sit_posture - self._skill_upper)
         if skill != actions.SIT and step.skill_id != STOP_ID:
             row[:31] = self._carriage
@@ -240,11 +240,12 @@ class FindSitEpisode(Episode):
         command = self._command(step)
         # A sit's height carries into the next skill's first row (so a Stop keeps sitting); others stand.
         sitting = SKILL_BY_ID[step.skill_id] == actions.SIT
-        if sitting and self.profile.sit_stops_on_touch and self._sit_hold is None and self._pelvis_touches():
-            self._sit_hold = self.sim.base_pose().z - SIT_PRESS_M
-            command[31] = max(command[31], self._sit_hold)
-        elif not sitting and step.skill_id != STOP_ID:
+        if not sitting and step.skill_id != STOP_ID:
             self._sit_hold = None
+        elif sitting and self.profile.sit_stops_on_touch and self._sit_hold is None and self._pelvis_touches():
+            self._sit_hold = self.sim.base_pose().z - SIT_PRESS_M
+        if sitting and self._sit_hold is not None:
+            command[31] = max(command[31], self._sit_hold)
         self._row[31] = command[31] if sitting else decoupled_v1.DEFAULT_BASE_HEIGHT
         self._row[:31] = command[:31] if sitting else self._carriage
         self.sim.step(decoupled_v1.decode(command))

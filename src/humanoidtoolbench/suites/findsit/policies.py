@@ -203,7 +203,7 @@ class OraclePlanner:
         speed = "fast" if remaining > 1.5 else "normal" if remaining > 0.6 else "slow"
         return actions.parse_action(0, f"Walk<forward><{speed}>")
 
-    def _sit(self, x, y, yaw, target, stalled: bool, at_seat: bool, touching: bool = False) -> actions.Action:
+    def _sit(self, x, y, yaw, target, stalled: bool, at_seat: bool, touching: bool) -> actions.Action:
         """Face the way the seat faces, get in line with its middle, back over the sit spot, sit."""
         front = target["yaw"]
         err = math.degrees(_wrap(front - yaw))
