@@ -147,7 +147,7 @@ def test_on_balanced_a_walk_pressed_against_furniture_counts_as_stalled_and_near
 
 
 def test_on_balanced_it_sits_from_in_front_of_the_edge_and_sits_on_until_the_pelvis_rests():
-    """The balanced robot's sit leans its hips back over the seat, so it sits down from 0.145 m in front of
+    """The balanced robot's sit leans its hips back over the seat, so it sits down from 0.17 m in front of
     the edge; a sit takes it more than one decision, so it sits on in place, three sits at most."""
     balanced = {"controller": "balanced"}
     front_edge = 2.0 + 0.45
@@ -155,19 +155,19 @@ def test_on_balanced_it_sits_from_in_front_of_the_edge_and_sits_on_until_the_pel
     oracle.reset("", 0)
     back = decide(oracle, {**privileged((2.0, 2.8, math.pi / 2)), **balanced})
     assert back.skill == actions.STEP_BACK
-    assert back.parameters["distance_m"] == pytest.approx(2.8 - (front_edge + 0.145), abs=0.01)
+    assert back.parameters["distance_m"] == pytest.approx(2.8 - (front_edge + 0.17), abs=0.01)
     # The gait starts slowly: a step back that moved 1 cm, touching nothing, backs on; touching, it sits.
     slow = {**privileged((2.0, 2.79, math.pi / 2)), **balanced}
     assert decide(oracle, slow).skill == actions.STEP_BACK
     assert decide(oracle, {**slow, "pose": (2.0, 2.785, math.pi / 2), "contacts": [(2.0, 2.6)]}).skill == actions.SIT
     oracle = OraclePlanner()
     oracle.reset("", 0)
-    sit = decide(oracle, {**privileged((2.0, front_edge + 0.145 + 0.02, math.pi / 2)), **balanced})
+    sit = decide(oracle, {**privileged((2.0, front_edge + 0.17 + 0.02, math.pi / 2)), **balanced})
     assert sit.skill == actions.SIT and sit.parameters["height_m"] == pytest.approx(0.40)
     # Not yet on the seat, the hips 10 cm further back: it sits on where it is, twice, then stops.
     lowered = {**privileged((2.0, front_edge + 0.02, math.pi / 2)), **balanced}
     assert [decide(oracle, lowered).name for _ in range(3)] == [sit.name, sit.name, actions.STOP.name]
     oracle = OraclePlanner()
     oracle.reset("", 0)
-    assert decide(oracle, {**privileged((2.0, front_edge + 0.145 + 0.02, math.pi / 2)), **balanced}) == sit
+    assert decide(oracle, {**privileged((2.0, front_edge + 0.17 + 0.02, math.pi / 2)), **balanced}) == sit
     assert decide(oracle, {**lowered, "pelvis_on_target": True}).active_stop

@@ -73,11 +73,11 @@ class Plan:
 # Walking on with a knee or hip against a TV stand's edge 0.2 m from the TV tipped it over a few
 # walks later (val100 episodes 2 and 11), as did walking on with a hand pressed on a bed or a wall.
 # Its sit leans the hips about 10 cm back, and the steps that end a step back carry it about 12 cm
-# further, so it sits down from 0.145 m in front of the seat's edge; a sit takes it more than one
+# further, so it sits down from 0.17 m in front of the seat's edge; a sit takes it more than one
 # decision (0.25 m/s down), and its gait starts slowly (a step back may move under STALL_M at first).
 PLANS = {
     "balanced": Plan(touch_m=0.195, align_deg=15.0, turn_at_seat=False, pressing_m=0.01, stop_on_touch_m=0.3,
-                     sit_inset_m=-0.145, sit_on=True, backing_stalls_on_touch=True),
+                     sit_inset_m=-0.17, sit_on=True, backing_stalls_on_touch=True),
 }
 AT_SEAT_M = 0.05  # a body origin this near the seat's box: the legs touch its edge
 
