@@ -148,7 +148,7 @@ def test_the_balanced_robot_sits_leaning_forward_and_stops_lowering_where_its_pe
         chunk = DISCRETE_SKILL_V1.validate([[action.id, _value(action)]])
         ep.on_chunk(chunk, {})
         for row in chunk:
-            if action.skill == actions.SIT and touched is None and ep._pelvis_touches():
+            if action.skill == actions.SIT and touched is None and ep._pelvis_partners().size:
                 touched = ep.sim.base_pose().z
             outcome = ep.step(row).outcome
             if action.skill == actions.SIT and touched is not None:

@@ -231,9 +231,11 @@ class FindSitEpisode(Episode):
             row[:31] = self._carriage
         return row
 
-    def _pelvis_touches(self) -> bool:
-        m, d = self.model, self.data
-        return bool((m.geom_bodyid[d.contact.geom] == self._pelvis).any())
+    def _pelvis_partners(self) -> np.ndarray:
+        """The bodies the pelvis touches now (one entry per contact)."""
+        pairs = self.model.geom_bodyid[self.data.contact.geom]
+        hit = pairs == self._pelvis
+        return np.where(hit[:, 0], pairs[:, 1], pairs[:, 0])[hit.any(axis=1)]
 
     def step(self, row: np.ndarray) -> StepResult:
         step = DISCRETE_SKILL_V1.decode(row)
@@ -242,7 +244,7 @@ class FindSitEpisode(Episode):
         sitting = SKILL_BY_ID[step.skill_id] == actions.SIT
         if not sitting and step.skill_id != STOP_ID:
             self._sit_hold = None
-        elif sitting and self.profile.sit_stops_on_touch and self._sit_hold is None and self._pelvis_touches():
+        elif sitting and self.profile.sit_stops_on_touch and self._sit_hold is None and self._pelvis_partners().size:
             self._sit_hold = self.sim.base_pose().z - SIT_PRESS_M
         if sitting and self._sit_hold is not None:
             command[31] = max(command[31], self._sit_hold)
@@ -349,13 +351,7 @@ class FindSitEpisode(Episode):
             "grid": grid,
             "path": path,
             "contacts": self._obstacle_contacts(),
-            "pelvis_on_target": any(
-                (self.model.geom_bodyid[self.data.contact[i].geom[0]] in self._target_bodies
-                 and self.model.body(self.model.geom_bodyid[self.data.contact[i].geom[1]]).name == "pelvis")
-                or (self.model.geom_bodyid[self.data.contact[i].geom[1]] in self._target_bodies
-                    and self.model.body(self.model.geom_bodyid[self.data.contact[i].geom[0]]).name == "pelvis")
-                for i in range(self.data.ncon)
-            ),
+            "pelvis_on_target": bool(np.isin(self._pelvis_partners(), list(self._target_bodies)).any()),
             "sits": sum(1 for d in self.decisions if d.skill == actions.SIT),
         }
 
