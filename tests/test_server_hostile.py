@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from humanoidtoolbench.policies import wire
-from humanoidtoolbench.policies.server import PolicyServer
+
+from conftest import tool_use_server
 
 from test_policy_server import make_policy, request
 
@@ -21,7 +22,7 @@ from test_policy_server import make_policy, request
 def serve():
     """Start servers on free ports (with the given constructor arguments); collects their log lines."""
     def start(**kwargs) -> int:
-        server = PolicyServer(make_policy(), log=start.logged.append, **kwargs)
+        server = tool_use_server(make_policy(), log=start.logged.append, **kwargs)
         start.servers.append(server)
         return server.start()
 
