@@ -255,6 +255,32 @@ def test_bad_returns_are_500_with_the_contract_message(clock, returned, message)
     assert act(server) == (500, {"error": message})
 
 
+def test_a_finite_value_beyond_float32_is_500_naming_it(clock):
+    chunk = np.zeros((3, 36))
+    chunk[1, 5], chunk[2, 7] = 1e39, -3.5e38  # finite in float64; float32 would send infinities
+    server = tool_use_server(make_policy(lambda r: chunk), clock=clock, log=lambda m: None)
+    assert act(server) == (500, {"error": (
+        "Policy returned values beyond float32's range (|a| > 3.403e+38), which the server sends as float32: "
+        "2 of 3 rows (first row 1) at slots [5, 7], e.g. 1e+39"
+    )})
+    chunk[1, 5], chunk[2, 7] = 3.4e38, -3.4e38  # within it: sent, finite
+    status, body = act(server)
+    assert status == 200 and np.isfinite(body["action"]).all() and body["action"][1, 5] == np.float32(3.4e38)
+
+
+def test_the_action_goes_out_as_the_policy_returned_it_not_as_the_contract_expands_it(clock):
+    from humanoidtoolbench.suites.findsit.contract import DISCRETE_SKILL_V1
+    from humanoidtoolbench.suites.findsit.suite import REQUEST_SCHEMA as FINDSIT_REQUEST
+
+    server = PolicyServer(make_policy(lambda r: np.array([[0, 0.4]])), DISCRETE_SKILL_V1, FINDSIT_REQUEST, clock=clock,
+                          log=lambda m: None)
+    req = request()
+    req["image"] = {"rgb_ego": np.zeros((448, 448, 3), np.uint8)}
+    status, body = act_with(server, req)
+    assert status == 200 and body["action"].tolist() == [[0.0, 0.4000000059604645]]  # one decision, not its 25 rows
+    assert server.handle("GET", "/info", None)[1]["action_schema"] == "discrete_skill_v1"
+
+
 def test_info_and_unknown_paths(server, clock):
     status, info = server.handle("GET", "/info", None)
     assert status == 200

@@ -66,6 +66,7 @@ def test_the_buffer_must_hold_a_largest_body(capsys):
         (["--suite", "nope"], "htb-serve: unknown suite 'nope'"),
         (["--suite", "fiatlux", "--controller", "assisted"], "htb-serve: --controller assisted: the fiatlux suite's commands run on"),
         (["--suite", "fiatlux", "--model", "some/model"], "htb-serve: --model loads models that read toolbench_request_v1"),
+        (["--suite", "fiatlux"], "htb-serve: name a --policy: MODULE:FUNCTION, path/to/file.py:FUNCTION or a built-in (zero, random, expert)"),
     ],
 )
 def test_a_suite_or_controller_that_cannot_serve_exits_2(argv, message, capsys):
@@ -102,9 +103,9 @@ def test_limits_reach_the_server(monkeypatch):
     "argv, action, schema",
     [
         ([], "decoupled_v1", "toolbench_request_v1"),  # the default suite, as before --suite existed
-        (["--suite", "fiatlux"], "joint_position_v1", "fiatlux_request_v1"),
-        (["--suite", "fiatlux", "--controller", "balanced"], "decoupled_v1", "fiatlux_request_v1"),
-        (["--suite", "findsit"], "discrete_skill_v1", "findsit_request_v1"),
+        (["--suite", "fiatlux", "--policy", "zero"], "joint_position_v1", "fiatlux_request_v1"),
+        (["--suite", "fiatlux", "--controller", "balanced", "--policy", "zero"], "decoupled_v1", "fiatlux_request_v1"),
+        (["--suite", "findsit", "--policy", "random"], "discrete_skill_v1", "findsit_request_v1"),
     ],
 )
 def test_the_suite_picks_the_contract_and_the_request_schema(monkeypatch, argv, action, schema):

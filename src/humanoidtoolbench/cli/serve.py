@@ -22,7 +22,7 @@ from ..policies.server import (
 )
 from .common import OneLineParser, UsageError, check_controller, check_model_fits
 
-DEFAULT_POLICY = "humanoidtoolbench.policies.pose_hold:predict"
+DEFAULT_POLICY = "pose-hold"  # a built-in of the suites that speak decoupled_v1: the diagnostic pose holder
 MIB = 2**20
 
 
@@ -62,13 +62,17 @@ BOUNDS = (
 )
 
 
-def _load(args):
-    """(policy, checkpoint, extra /info fields): a --policy reference, or a --model resolved and loaded."""
+def _load(args, suite):
+    """(policy, checkpoint, extra /info fields): a --policy reference (or a built-in of the suite), or a --model
+    resolved and loaded."""
     if not args.model:
         for flag, value in (("--revision", args.revision), ("--device", args.device)):
             if value is not None:
                 raise PolicyLoadError(f"{flag} goes with --model")
-        return load_policy(args.policy or DEFAULT_POLICY), args.checkpoint, None
+        builtin = suite.builtin_policies_for(args.controller)
+        if args.policy is None and DEFAULT_POLICY not in builtin:
+            raise PolicyLoadError(f"name a --policy: MODULE:FUNCTION, path/to/file.py:FUNCTION or a built-in ({', '.join(builtin)})")
+        return load_policy(args.policy or DEFAULT_POLICY, aliases=builtin), args.checkpoint, None
     if args.policy or args.checkpoint:
         raise PolicyLoadError("--model is served alone: it is identified by its weight and configuration hashes, not --policy / --checkpoint")
     from ..policies.model import MODEL_KEYS, load, resolve
@@ -88,7 +92,8 @@ def build_parser() -> OneLineParser:
     parser.add_argument(
         "--policy",
         metavar="REF",
-        help="MODULE:FUNCTION or path/to/file.py:FUNCTION (default: the diagnostic pose-holding example)",
+        help="MODULE:FUNCTION, path/to/file.py:FUNCTION or a built-in of the suite (default: pose-hold, the diagnostic "
+        "pose-holding example, where the suite has it)",
     )
     parser.add_argument(
         "--model",
@@ -126,8 +131,8 @@ def build_parser() -> OneLineParser:
     return parser
 
 
-def _settings(args) -> dict:
-    """The server's arguments from the command line, or UsageError in one line."""
+def _settings(args):
+    """The suite and the server's arguments from the command line, or UsageError in one line."""
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be between 0 (any free port) and 65535, got {args.port}")
     try:
@@ -140,14 +145,14 @@ def _settings(args) -> dict:
     limits = {b.server_arg: b.value(getattr(args, b.flag[2:].replace("-", "_"))) for b in BOUNDS}
     if limits["max_buffer_bytes"] < limits["max_body_bytes"]:
         raise UsageError(f"--max-buffer-mb ({args.max_buffer_mb:g}) must be at least --max-body-mb ({args.max_body_mb:g})")
-    return {"contract": suite.action_contract(args.controller), "schema": suite.request_schema, **limits}
+    return suite, {"contract": suite.action_contract(args.controller), "schema": suite.request_schema, **limits}
 
 
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        settings = _settings(args)
-        policy, checkpoint, extra = _load(args)
+        suite, settings = _settings(args)
+        policy, checkpoint, extra = _load(args, suite)
     except (UsageError, PolicyLoadError) as exc:
         print(f"htb-serve: {exc}", file=sys.stderr)
         return 2

@@ -42,6 +42,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 from urllib.parse import urlsplit
 
+import numpy as np
+
 from ..control.contracts.base import ActionContract
 from . import wire
 from .errors import PolicyError, check_chunk, check_float32, describe_exception, one_line
@@ -355,7 +357,8 @@ class PolicyServer:
                 return 500, {"error": describe_exception(exc)}
             try:
                 reply = split_reply(value)
-                chunk = check_float32(check_chunk(reply.action, self.contract))
+                check_chunk(reply.action, self.contract)  # sent as returned: the evaluator expands it (a skill's rows)
+                chunk = check_float32(np.asarray(reply.action, dtype=np.float64))
             except PolicyError as exc:
                 self._log(f"session {session}: {exc}")
                 return 500, {"error": str(exc)}
