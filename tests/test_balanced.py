@@ -15,7 +15,7 @@ from humanoidtoolbench.control.balanced.footsteps import Schedule, Timing
 from humanoidtoolbench.control.base import BasePose
 from humanoidtoolbench.control.contracts import decoupled_v1 as contract
 from humanoidtoolbench.control.contracts.decoupled_v1 import JOINT_SLOTS
-from humanoidtoolbench.eval.records import BenchmarkResult, EpisodeSummary, read
+from humanoidtoolbench.record.records import BenchmarkResult, EpisodeSummary, read
 from humanoidtoolbench.robot.joints import BY_NAME
 from humanoidtoolbench.sim.scene import Room, add_robot, new_spec
 from humanoidtoolbench.sim.simulation import Simulation, home_upper_pose, robot_in_room

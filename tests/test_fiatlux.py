@@ -14,7 +14,7 @@ import pytest
 
 from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.cli.common import conditions_of
-from humanoidtoolbench.eval.records import BenchmarkResult, EpisodeSummary, read
+from humanoidtoolbench.record.records import BenchmarkResult, EpisodeSummary, read
 from humanoidtoolbench.suites.base import FELL, SUCCESS, HoldCounter
 from humanoidtoolbench.suites.fiatlux import gates, props, seat
 from humanoidtoolbench.suites.fiatlux.bag import read_bag

@@ -250,7 +250,7 @@ def test_htb_eval_runs_the_zero_baseline_under_balanced_and_records_its_contract
     """The built-in `zero` speaks the contract of the chosen controller (decoupled_v1 here), and the
     validated run records that contract and the Fiatlux robot variant."""
     from humanoidtoolbench.cli import eval as eval_cli
-    from humanoidtoolbench.eval.records import BenchmarkResult, EvalConfig, read
+    from humanoidtoolbench.record.records import BenchmarkResult, EvalConfig, read
     from humanoidtoolbench.eval.rundir import CONFIG
 
     out = tmp_path / "out"

@@ -13,7 +13,7 @@ import pytest
 
 from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.cli import metrics as metrics_cli
-from humanoidtoolbench.eval.records import EpisodeSummary, read
+from humanoidtoolbench.record.records import EpisodeSummary, read
 from humanoidtoolbench.suites.findsit.contract import DISCRETE_SKILL_V1, SKILL_STEPS
 from humanoidtoolbench.suites.findsit.suite import CONDITIONS, episodes_of
 

@@ -13,8 +13,8 @@ from humanoidtoolbench import suites
 from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.cli import metrics as metrics_cli
 from humanoidtoolbench.eval import provenance
-from humanoidtoolbench.eval.records import BenchmarkResult, EpisodeSummary, read
 from humanoidtoolbench.eval.validation import validate_run
+from humanoidtoolbench.record.records import BenchmarkResult, EpisodeSummary, read
 
 HERE = Path(__file__).resolve().parent
 ARGS = ["example/PuckPush-v0", "--policy", "pusher", "--checkpoint", "c1"]

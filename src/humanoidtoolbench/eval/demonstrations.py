@@ -23,9 +23,9 @@ import numpy as np
 
 from .. import __version__
 from ..record.lerobot_dataset import DatasetSpec, DemoEpisode
+from ..record.records import EpisodeSummary
 from ..suites.base import Suite
 from .condition import evaluate_condition
-from .records import EpisodeSummary
 from .rundir import RunDir
 from .settings import EvalSettings
 

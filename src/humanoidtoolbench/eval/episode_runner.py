@@ -21,11 +21,10 @@ from ..digest import file_sha256
 from ..policies.errors import PolicyCallError, PolicyError
 from ..policies.reply import EPISODE_SEED_KEY, REQUEST_INDEX_KEY
 from ..record.files import write_json_atomic
-from ..record.sink import StepRecord
+from ..record.recorder import MetricsSink, PolicyCallSink, StepArraysSink, StepRecord, VideoRecorder
+from ..record.records import EpisodeSummary, PolicyCall, VideoEntry, convert
 from ..sim.render import CameraRenderer, backend_info
 from ..suites.base import FELL, SUCCESS, TIMEOUT
-from .recorder import MetricsSink, PolicyCallSink, StepArraysSink, VideoRecorder
-from .records import EpisodeSummary, PolicyCall, VideoEntry, convert
 from .rundir import LOGGER, RunDir
 from .settings import EvalSettings
 from .validation import validate_episode_videos

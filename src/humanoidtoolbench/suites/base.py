@@ -215,7 +215,7 @@ class Suite(ABC):
         """The request a policy receives: exactly the fields of the suite's public protocol."""
 
     def sinks(self, episode: Episode, run_dir, seed: int) -> list:
-        """The suite's own per-step outputs (`record.sink.Sink`), beside the evaluator's."""
+        """The suite's own per-step outputs (`record.recorder.Sink`), beside the evaluator's."""
         return []
 
     def register_gymnasium(self, gymnasium) -> None:

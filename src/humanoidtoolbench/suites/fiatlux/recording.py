@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ... import __version__
 from ...control.contracts.joint_position import JOINT_NAMES
-from ...record.sink import Sink, StepRecord
+from ...record.recorder import Sink, StepRecord
 from . import gates
 from .bag import BagWriter, bag_path
 from .subtasks import DROPPED
