@@ -40,11 +40,11 @@ import mujoco
 import numpy as np
 from scipy.spatial import ConvexHull
 
-from humanoidtoolbench.control import decoupled_v1 as contract
 from humanoidtoolbench.control import make_controller
-from humanoidtoolbench.control.balanced import BalancedController
+from humanoidtoolbench.control.balanced.balanced import BalancedController
 from humanoidtoolbench.control.base import BasePose
-from humanoidtoolbench.control.decoupled_v1 import JOINT_SLOTS
+from humanoidtoolbench.control.contracts import decoupled_v1 as contract
+from humanoidtoolbench.control.contracts.decoupled_v1 import JOINT_SLOTS
 from humanoidtoolbench.robot.joints import BY_NAME
 from humanoidtoolbench.sim.scene import add_robot, new_spec
 from humanoidtoolbench.sim.simulation import Simulation, home_upper_pose, robot_in_room

@@ -58,7 +58,7 @@ import time
 import humanoidtoolbench  # noqa: F401  (headless GL before MuJoCo loads)
 import numpy as np
 
-from humanoidtoolbench.control.decoupled_v1 import JOINT_SLOTS
+from humanoidtoolbench.control.contracts.decoupled_v1 import JOINT_SLOTS
 from humanoidtoolbench.sim.render import CameraRenderer
 from humanoidtoolbench.suites.fiatlux import SUITE
 from humanoidtoolbench.suites.fiatlux.episode import FiatluxEpisode

@@ -20,9 +20,9 @@ import math
 import humanoidtoolbench  # noqa: F401  (headless GL before MuJoCo loads)
 import numpy as np
 
-from humanoidtoolbench.control import decoupled_v1 as contract
-from humanoidtoolbench.control.balanced import BalancedController
+from humanoidtoolbench.control.balanced.balanced import BalancedController
 from humanoidtoolbench.control.base import BasePose
+from humanoidtoolbench.control.contracts import decoupled_v1 as contract
 from humanoidtoolbench.sim.scene import Room, add_robot, new_spec
 from humanoidtoolbench.sim.simulation import Simulation
 from humanoidtoolbench.suites.findsit.episode import carriage

@@ -41,9 +41,8 @@ import mujoco
 import numpy as np
 
 from humanoidtoolbench.cli import eval as eval_cli
-from humanoidtoolbench.control import decoupled_v1 as contract
 from humanoidtoolbench.control import make_controller
-from humanoidtoolbench.eval.policy_source import builtin_policies
+from humanoidtoolbench.control.contracts import decoupled_v1 as contract
 from humanoidtoolbench.robot.cameras import POLICY_CAMERA
 from humanoidtoolbench.sim.render import CameraRenderer, backend_info
 from humanoidtoolbench.sim.scene import SUBSTEPS
@@ -207,7 +206,7 @@ def main() -> None:
                         help="what executes the commands (default: the protocol's, %(default)s)")
     args = parser.parse_args()
     quick, controller = args.quick, args.controller
-    expert = "expert" in builtin_policies("toolbench")
+    expert = "expert" in SUITE.builtin_policies_for(controller)
     load = os.getloadavg()[0]
     print(f"machine: {os.cpu_count()} cores, load average {load:.2f}" + (" (busy: figures may be low)" if load > 0.5 else ""))
 

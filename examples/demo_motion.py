@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 
 import humanoidtoolbench  # noqa: F401  (headless GL before MuJoCo loads)
-from humanoidtoolbench.control import decoupled_v1 as contract
-from humanoidtoolbench.control.assisted import AssistedController
+from humanoidtoolbench.control.assisted.assisted import AssistedController
 from humanoidtoolbench.control.base import BasePose
+from humanoidtoolbench.control.contracts import decoupled_v1 as contract
 from humanoidtoolbench.record.files import write_json_atomic
 from humanoidtoolbench.record.video import VideoWriter
 from humanoidtoolbench.robot.cameras import HEIGHT, POLICY_CAMERA, WIDTH

@@ -6,10 +6,12 @@ import numpy as np
 import pytest
 
 import humanoidtoolbench  # noqa: F401  (selects the headless GL backend before MuJoCo loads)
-from humanoidtoolbench.control import decoupled_v1 as contract
 from humanoidtoolbench.control.base import BasePose
+from humanoidtoolbench.control.contracts import decoupled_v1 as contract
+from humanoidtoolbench.policies.server import PolicyServer
 from humanoidtoolbench.robot import assets
 from humanoidtoolbench.sim.simulation import Simulation, home_upper_pose, robot_in_room
+from humanoidtoolbench.suites.toolbench.suite import REQUEST_SCHEMA
 
 SPAWN = BasePose(0.0, 0.0, contract.DEFAULT_BASE_HEIGHT, 0.3)
 HOME = home_upper_pose()
@@ -21,6 +23,16 @@ def robot_asset():
     if assets.check():
         assets.install()
     return assets.installed()
+
+
+def tool_use_server(policy, **kwargs) -> PolicyServer:
+    """A policy server in the tool-use suite's language, as `htb-serve` serves by default."""
+    return PolicyServer(policy, contract.DECOUPLED_V1, REQUEST_SCHEMA, **kwargs)
+
+
+def state_of(sim: Simulation, previous_base_height: float = contract.DEFAULT_BASE_HEIGHT) -> np.ndarray:
+    """The 32-value decoupled_v1 state of the robot in `sim`."""
+    return contract.DECOUPLED_V1.state_reader(sim.model).read(sim.data, previous_base_height)
 
 
 def make_sim(add_to_scene=None) -> Simulation:

@@ -3,7 +3,9 @@
 A puck on a rail is pushed by `decoupled_v1` slot 32 (forward velocity, in
 m/s); the episode succeeds once the puck has stayed past the finish line for
 five steps. Loaded through `HTB_SUITES=example_suite` with this folder on the
-import path; nothing in the package names it.
+import path; nothing in the package names it. It registers the package's
+`decoupled_v1`; `example_dial.py` is a second suite that brings a contract of
+its own.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import ClassVar
 import mujoco
 import numpy as np
 
+from humanoidtoolbench.control.contracts import register
+from humanoidtoolbench.control.contracts.decoupled_v1 import DECOUPLED_V1
 from humanoidtoolbench.suites.base import Cameras, Episode, StandardProtocol, StepResult, Suite, terminal_outcome
 
 FINISH = 0.3  # m
@@ -92,7 +96,7 @@ class PuckSuite(Suite):
     name = "example"
     protocol = StandardProtocol(name="example_v0", episodes=3, seed_start=0, max_steps=80)
     cameras = Cameras(("overview",), "overview", *SIZE)
-    contract = "decoupled_v1"
+    contract = register(DECOUPLED_V1).name
     builtin_policies = {"pusher": "example_suite:push"}
 
     @property
@@ -117,3 +121,4 @@ def push(request: dict) -> dict:
 push.policy_name = "pusher"
 
 SUITE = PuckSuite()
+

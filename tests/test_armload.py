@@ -9,12 +9,14 @@ import mujoco
 import numpy as np
 import pytest
 
-from humanoidtoolbench.control import decoupled_v1 as contract
-from humanoidtoolbench.control.armload import Lean
-from humanoidtoolbench.control.balanced import STIFF, BalancedController, Tuning
-from humanoidtoolbench.control.decoupled_v1 import JOINT_SLOTS
-from humanoidtoolbench.control.preview import G
+from humanoidtoolbench.control.balanced.armload import Lean
+from humanoidtoolbench.control.balanced.balanced import STIFF, BalancedController, Tuning
+from humanoidtoolbench.control.balanced.preview import G
+from humanoidtoolbench.control.contracts import decoupled_v1 as contract
+from humanoidtoolbench.control.contracts.decoupled_v1 import JOINT_SLOTS
 from humanoidtoolbench.sim.simulation import BasePose, Simulation, home_upper_pose, robot_in_room
+
+from conftest import state_of
 
 HZ = 50
 NO_LEAN = dataclasses.replace(STIFF, lean=Lean(deadband=math.inf))
@@ -59,7 +61,7 @@ def test_leaning_holds_a_steady_pull_that_fells_the_robot_without_it(force):
     sideways (`benchmarks/balance.py`); leaning into the pull it stands, arms on their targets."""
     sim, fell = pulled(force, 4.0)
     assert fell is None
-    measured = sim.state.read(sim.data)[:31]
+    measured = state_of(sim)[:31]
     assert np.abs(measured[ARM] - home_upper_pose()[ARM]).max() < 0.05
     assert pulled(force, 4.0, NO_LEAN)[1] is not None
 

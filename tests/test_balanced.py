@@ -9,18 +9,21 @@ import numpy as np
 import pytest
 
 from humanoidtoolbench.cli import eval as eval_cli
-from humanoidtoolbench.control import CONTROLLERS, decoupled_v1 as contract
-from humanoidtoolbench.control.balanced import BalancedController
+from humanoidtoolbench.control import CONTROLLERS
+from humanoidtoolbench.control.balanced.balanced import BalancedController
+from humanoidtoolbench.control.balanced.footsteps import Schedule, Timing
 from humanoidtoolbench.control.base import BasePose
-from humanoidtoolbench.control.decoupled_v1 import JOINT_SLOTS
-from humanoidtoolbench.control.footsteps import Schedule, Timing
-from humanoidtoolbench.eval.records import BenchmarkResult, EpisodeSummary, read
+from humanoidtoolbench.control.contracts import decoupled_v1 as contract
+from humanoidtoolbench.control.contracts.decoupled_v1 import JOINT_SLOTS
+from humanoidtoolbench.record.records import BenchmarkResult, EpisodeSummary, read
 from humanoidtoolbench.robot.joints import BY_NAME
 from humanoidtoolbench.sim.scene import Room, add_robot, new_spec
 from humanoidtoolbench.sim.simulation import Simulation, home_upper_pose, robot_in_room
 from humanoidtoolbench.suites.base import FELL
 from humanoidtoolbench.suites.fiatlux.balance import FiatluxBalancedController
 from humanoidtoolbench.suites.toolbench.episode import TaskEpisode
+
+from conftest import state_of
 
 HZ = 50
 FEET = ("left_ankle_roll_link", "right_ankle_roll_link")
@@ -137,7 +140,7 @@ def test_arm_and_waist_motion_within_the_action_table_never_topples_it(tool):
         goal = home.copy()
         for i in moving:
             goal[i] = rng.uniform(BY_NAME[JOINT_SLOTS[i]].lo, BY_NAME[JOINT_SLOTS[i]].hi)
-        start = np.asarray(sim.state.read(sim.data)[:31], float)
+        start = np.asarray(state_of(sim)[:31], float)
         for k in range(HZ):
             sim.step(contract.decode(row(upper=start + (goal - start) * min(k / (HZ / 2), 1.0))))
             assert not sim.fallen()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import make_sim
-from humanoidtoolbench.control import decoupled_v1 as contract
+from conftest import make_sim, state_of
+from humanoidtoolbench.control.contracts import decoupled_v1 as contract
 
 # Spot checks straight from the public action table.
 SPEC_SLOTS = {
@@ -42,7 +42,7 @@ def test_each_joint_is_read_into_its_own_slot():
     model, data = sim.model, sim.data
     for slot, name in enumerate(contract.JOINT_SLOTS):
         data.qpos[model.joint(name).qposadr[0]] = 0.01 * (slot + 1)
-    state = sim.state.read(data, previous_base_height=0.66)
+    state = state_of(sim, previous_base_height=0.66)
     assert state.dtype == np.float32 and state.shape == (32,)
     np.testing.assert_allclose(state[:31], 0.01 * np.arange(1, 32), rtol=1e-6)
     assert state[31] == pytest.approx(0.66)
@@ -50,7 +50,7 @@ def test_each_joint_is_read_into_its_own_slot():
 
 def test_state_starts_with_default_base_height():
     sim = make_sim()
-    assert sim.state.read(sim.data)[31] == pytest.approx(contract.DEFAULT_BASE_HEIGHT)
+    assert contract.DECOUPLED_V1.state_reader(sim.model).read(sim.data)[31] == pytest.approx(contract.DEFAULT_BASE_HEIGHT)
 
 
 def test_hold_action_round_trips_state():

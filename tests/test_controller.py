@@ -8,9 +8,9 @@ import mujoco
 import numpy as np
 import pytest
 
-from conftest import HOME, SPAWN, hold, make_sim, run
-from humanoidtoolbench.control import decoupled_v1 as contract
-from humanoidtoolbench.control.assisted import wrap
+from conftest import HOME, SPAWN, hold, make_sim, run, state_of
+from humanoidtoolbench.control.assisted.assisted import wrap
+from humanoidtoolbench.control.contracts import decoupled_v1 as contract
 from humanoidtoolbench.robot import collision
 from humanoidtoolbench.robot.joints import BY_NAME
 
@@ -82,7 +82,7 @@ def test_arm_and_hand_targets_are_tracked(sim):
     action = hold()
     action[:28] = target[:28]
     run(sim, action, STEPS_PER_S)
-    state = sim.state.read(sim.data)
+    state = state_of(sim)
     error = np.abs(state[:28] - target[:28])
     worst = int(np.argmax(error))
     assert error.max() < 0.05, f"{contract.JOINT_SLOTS[worst]} off by {error[worst]:.3f} rad"
@@ -92,7 +92,7 @@ def test_waist_slots_drive_waist_joints(sim):
     action = hold()
     action[28:31] = (0.1, 0.3, -0.4)
     run(sim, action, STEPS_PER_S)
-    state = sim.state.read(sim.data)
+    state = state_of(sim)
     np.testing.assert_allclose(state[28:31], (0.1, 0.3, -0.4), atol=0.03)
 
 

@@ -19,7 +19,8 @@ from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.eval.thread_pools import POOL_VARS
 from humanoidtoolbench.eval.validation import validate_run
 from humanoidtoolbench.policies.loader import load_policy
-from humanoidtoolbench.policies.server import PolicyServer
+
+from conftest import tool_use_server
 
 FAST = ["--episodes", "1", "--max-steps", "20"]
 
@@ -66,7 +67,7 @@ STRICT = HOLD + """
 
 @pytest.fixture
 def server():
-    srv = PolicyServer(load_policy("humanoidtoolbench.policies.pose_hold:predict"))
+    srv = tool_use_server(load_policy("humanoidtoolbench.policies.pose_hold:predict"))
     port = srv.start()
     yield port
     srv.shutdown()
@@ -98,7 +99,7 @@ def test_the_request_has_the_public_field_names_in_process_and_over_http(tmp_pat
     policy = write_policy(tmp_path / "strict.py", STRICT)
     args = ["--checkpoint", "k", *FAST, "--no-video"]
     assert eval_cli.main(["--policy", f"{policy}:strict", *args, "--output", str(tmp_path / "local")]) == 0
-    srv = PolicyServer(load_policy(f"{policy}:strict"))
+    srv = tool_use_server(load_policy(f"{policy}:strict"))
     port = srv.start()
     try:
         assert eval_cli.main(["--host", "127.0.0.1", "--port", str(port), *FAST, "--no-video", "--output", str(tmp_path / "http")]) == 0

@@ -22,11 +22,13 @@ import numpy as np
 import pytest
 
 from humanoidtoolbench.cli import eval as eval_cli
-from humanoidtoolbench.eval import policy_source
-from humanoidtoolbench.suites.toolbench.suite import request
-from humanoidtoolbench.suites.toolbench.registry import parse
+from humanoidtoolbench.policies import policy_source
 from humanoidtoolbench.policies.errors import PolicyConnectionError, PolicyError
 from humanoidtoolbench.policies.http_client import HttpPolicyClient
+from humanoidtoolbench.suites.toolbench.registry import parse
+from humanoidtoolbench.suites.toolbench.suite import request
+
+from conftest import tool_use_server
 
 FAST = ["--episodes", "1", "--max-steps", "20", "--no-video"]
 INTERRUPTED = "htb-eval: interrupted; run the same command again to continue where it stopped"
@@ -198,10 +200,9 @@ def test_a_chunk_check_failure_is_one_line_with_where_it_happened_and_is_logged(
 
 def test_an_http_failure_is_one_line_with_where_it_happened_and_is_logged(tmp_path, capsys):
     from humanoidtoolbench.policies.loader import load_policy
-    from humanoidtoolbench.policies.server import PolicyServer
-
+    
     policy = write_policy(tmp_path / "remote.py", "def predict(request):\n    raise RuntimeError('out of GPU memory')\n")
-    srv = PolicyServer(load_policy(f"{policy}:predict"), log=lambda message: None)
+    srv = tool_use_server(load_policy(f"{policy}:predict"), log=lambda message: None)
     port = srv.start()
     out = tmp_path / "out"
     try:
@@ -264,9 +265,8 @@ def test_the_preflight_has_a_short_timeout_of_its_own():
 
 def test_a_fast_request_reports_no_waiting():
     from humanoidtoolbench.policies.loader import load_policy
-    from humanoidtoolbench.policies.server import PolicyServer
-
-    srv = PolicyServer(load_policy("humanoidtoolbench.policies.pose_hold:predict"), log=lambda message: None)
+    
+    srv = tool_use_server(load_policy("humanoidtoolbench.policies.pose_hold:predict"), log=lambda message: None)
     port = srv.start()
     lines: list[str] = []
     try:

@@ -5,17 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from humanoidtoolbench.control import decoupled_v1 as contract
-from humanoidtoolbench.control.balanced import BalancedController
+from humanoidtoolbench.control.balanced.balanced import BalancedController
+from humanoidtoolbench.control.contracts import decoupled_v1 as contract
 from humanoidtoolbench.policies.baselines import CHUNK, RandomPolicy, zero
 from humanoidtoolbench.policies.reply import EPISODE_SEED_KEY
 from humanoidtoolbench.robot.joints import BY_NAME
-from humanoidtoolbench.suites.toolbench.suite import request
 from humanoidtoolbench.suites.toolbench.episode import TaskEpisode
 from humanoidtoolbench.suites.toolbench.expert import Expert
 from humanoidtoolbench.suites.toolbench.expert.kinematics import Kinematics
 from humanoidtoolbench.suites.toolbench.expert.skills import Context, Observation
 from humanoidtoolbench.suites.toolbench.registry import parse
+from humanoidtoolbench.suites.toolbench.suite import request
 
 BLANK = np.zeros((360, 640, 3), np.uint8)
 

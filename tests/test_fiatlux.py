@@ -13,11 +13,12 @@ import numpy as np
 import pytest
 
 from humanoidtoolbench.cli import eval as eval_cli
-from humanoidtoolbench.control.joint_position import JOINT_POSITION_V1, Q0_VECTOR
-from humanoidtoolbench.eval.records import BenchmarkResult, EpisodeSummary, read
+from humanoidtoolbench.cli.common import conditions_of
+from humanoidtoolbench.record.records import BenchmarkResult, EpisodeSummary, read
 from humanoidtoolbench.suites.base import FELL, SUCCESS, HoldCounter
 from humanoidtoolbench.suites.fiatlux import gates, props, seat
 from humanoidtoolbench.suites.fiatlux.bag import read_bag
+from humanoidtoolbench.suites.fiatlux.contract import JOINT_POSITION_V1, Q0_VECTOR
 from humanoidtoolbench.suites.fiatlux.episode import HAND_LINKS, FiatluxEpisode, termination
 from humanoidtoolbench.suites.fiatlux.gates import BulbState, Snapshot
 from humanoidtoolbench.suites.fiatlux.randomisation import Lighting, PropScale
@@ -388,7 +389,7 @@ def test_errand_is_named_only_and_made_by_gymnasium():
     from humanoidtoolbench.suites.fiatlux import SUITE
 
     assert ERRAND not in SUITE.conditions and SUITE.parse("errand") is ERRAND and SUITE.budget(ERRAND) == 72_000
-    assert eval_cli._conditions("fiatlux:all") == list(TASKS)
+    assert conditions_of("fiatlux:all") == list(TASKS)
     env = gymnasium.make("FIATLUX-Replace-v0")
     assert env.spec.max_episode_steps == 72_000
     env.reset(seed=0)

@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from humanoidtoolbench.control.balanced import IDLE, BalancedController
-from humanoidtoolbench.control.decoupled_v1 import decode
-from humanoidtoolbench.control.footsteps import SIDES
-from humanoidtoolbench.control.joint_position import JOINT_NAMES
+from humanoidtoolbench.control.balanced.balanced import IDLE, BalancedController
+from humanoidtoolbench.control.balanced.footsteps import SIDES
+from humanoidtoolbench.control.contracts.decoupled_v1 import decode
+from humanoidtoolbench.control.contracts.joint_position import JOINT_NAMES
 from humanoidtoolbench.suites import toolbench
 from humanoidtoolbench.suites.fiatlux import SUITE
 from humanoidtoolbench.suites.fiatlux.robot import gains_table
@@ -201,7 +201,7 @@ def test_turning_in_place_the_plan_moves_onto_the_planted_feet():
 
 
 def test_a_joint_position_row_is_refused_under_balanced():
-    from humanoidtoolbench.control.contract import ActionError
+    from humanoidtoolbench.control.contracts.base import ActionError
 
     ep = episode("balanced")
     with pytest.raises(ActionError):
@@ -216,12 +216,11 @@ def test_an_episode_refuses_the_stiff_balanced_robot_and_a_foreign_controller():
 
 
 def test_the_builtin_baselines_follow_the_contract_of_the_controller():
-    from humanoidtoolbench.eval.policy_source import builtin_policies
-
-    assert builtin_policies("fiatlux")["zero"].endswith(":zero_joint_position")
-    assert builtin_policies("fiatlux", "servo")["zero"].endswith(":zero_joint_position")
-    assert builtin_policies("fiatlux", "balanced")["zero"].endswith(":zero")
-    assert builtin_policies("fiatlux", "balanced")["random"].endswith(":random_policy")
+    assert SUITE.builtin_policies_for()["zero"].endswith(":zero_joint_position")
+    assert SUITE.builtin_policies_for("servo")["zero"].endswith(":zero_joint_position")
+    assert SUITE.builtin_policies_for("balanced")["zero"].endswith(":zero")
+    assert SUITE.builtin_policies_for("balanced")["random"].endswith(":random_policy")
+    assert SUITE.builtin_policies_for("balanced")["expert"].endswith("fiatlux.expert:predict")
 
 
 def test_the_gymnasium_environment_takes_decoupled_commands_under_balanced():
@@ -251,7 +250,7 @@ def test_htb_eval_runs_the_zero_baseline_under_balanced_and_records_its_contract
     """The built-in `zero` speaks the contract of the chosen controller (decoupled_v1 here), and the
     validated run records that contract and the Fiatlux robot variant."""
     from humanoidtoolbench.cli import eval as eval_cli
-    from humanoidtoolbench.eval.records import BenchmarkResult, EvalConfig, read
+    from humanoidtoolbench.record.records import BenchmarkResult, EvalConfig, read
     from humanoidtoolbench.eval.rundir import CONFIG
 
     out = tmp_path / "out"

@@ -7,15 +7,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from humanoidtoolbench.control.decoupled_v1 import JOINT_SLOTS
-from humanoidtoolbench.control.joint_position import JOINT_NAMES
-from humanoidtoolbench.suites.findsit.navgrid import Rect
+from humanoidtoolbench.control.contracts.decoupled_v1 import JOINT_SLOTS
+from humanoidtoolbench.control.contracts.joint_position import JOINT_NAMES
 from humanoidtoolbench.suites.fiatlux import SUITE
+from humanoidtoolbench.suites.fiatlux.episode import GRIP_FINGERS, GRIP_POSE
 from humanoidtoolbench.suites.fiatlux.expert import CHUNK, Expert
 from humanoidtoolbench.suites.fiatlux.expert import navigate as nav
-from humanoidtoolbench.suites.fiatlux.episode import GRIP_FINGERS, GRIP_POSE
 from humanoidtoolbench.suites.fiatlux.gates import BULB_APPROACH, LADDER_REACH
 from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY
+from humanoidtoolbench.suites.findsit.navgrid import Rect
 
 ROOM = (-4.5, -3.5, 4.5, 4.7)
 

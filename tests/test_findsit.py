@@ -13,8 +13,8 @@ import pytest
 
 from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.cli import metrics as metrics_cli
-from humanoidtoolbench.control.discrete_skill import DISCRETE_SKILL_V1, SUBSTEPS
-from humanoidtoolbench.eval.records import EpisodeSummary, read
+from humanoidtoolbench.record.records import EpisodeSummary, read
+from humanoidtoolbench.suites.findsit.contract import DISCRETE_SKILL_V1, SKILL_STEPS
 from humanoidtoolbench.suites.findsit.suite import CONDITIONS, episodes_of
 
 from test_findsit_planner import Provider, ok, plan, verdict
@@ -46,7 +46,7 @@ def test_the_split_behind_the_conditions_is_fixed():
 
 def test_a_decision_is_25_control_rows_and_stop_is_one():
     walk = DISCRETE_SKILL_V1.validate([[0, 0.4]])
-    assert walk.shape == (SUBSTEPS, 3) and (walk[:, 2] == np.arange(SUBSTEPS)).all()
+    assert walk.shape == (SKILL_STEPS, 3) and (walk[:, 2] == np.arange(SKILL_STEPS)).all()
     assert DISCRETE_SKILL_V1.validate([[1, 0.0]]).shape == (1, 3)
     with pytest.raises(ValueError, match="integer 0-7"):
         DISCRETE_SKILL_V1.validate([[8, 0.0]])
@@ -64,7 +64,7 @@ def test_the_oracle_reaches_a_plant_and_sits_on_a_bed(tmp_path):
     assert plant["success"]["geo_find_sr"] and plant["success"]["max_target_pixel_count"] >= 100
     for seed in (0, 1):
         summary = read(run_dir / "summaries" / f"episode_{seed}.json", EpisodeSummary)
-        assert summary.outcome == "success" and summary.step % SUBSTEPS == 1  # whole skills, then one Stop row
+        assert summary.outcome == "success" and summary.step % SKILL_STEPS == 1  # whole skills, then one Stop row
         assert f"paper_metrics/episode_{seed}/metrics.json" in summary.files
 
 
@@ -146,4 +146,4 @@ def test_a_language_model_planner_end_to_end_against_a_local_server(tmp_path):
     calls = [json.loads(line) for line in (run_dir / "policy" / "episode_0.jsonl").read_text().splitlines()]
     assert [c["metadata"]["decision"]["skill"] for c in calls] == ["walk_forward", "turn", "stand"]
     summary = read(run_dir / "summaries" / "episode_0.json", EpisodeSummary)
-    assert summary.outcome == "stopped" and summary.step == 2 * SUBSTEPS + 1
+    assert summary.outcome == "stopped" and summary.step == 2 * SKILL_STEPS + 1

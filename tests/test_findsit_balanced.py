@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from humanoidtoolbench.cli import eval as eval_cli
-from humanoidtoolbench.control.balanced import BalancedController
-from humanoidtoolbench.control.decoupled_v1 import JOINT_SLOTS
-from humanoidtoolbench.control.discrete_skill import DISCRETE_SKILL_V1
+from humanoidtoolbench.control.balanced.balanced import BalancedController
+from humanoidtoolbench.control.contracts.decoupled_v1 import JOINT_SLOTS
 from humanoidtoolbench.suites.base import FELL
+from humanoidtoolbench.suites.findsit.contract import DISCRETE_SKILL_V1
 from humanoidtoolbench.suites.findsit.episode import PROFILES, FindSitEpisode
 from humanoidtoolbench.suites.findsit.suite import CONDITIONS, SUITE
 
@@ -88,7 +88,7 @@ def test_a_fall_ends_the_findsit_episode_as_fell():
 
 def test_the_oracle_routes_the_balanced_robot_around_the_clutter_on_the_floor():
     """Its knees and feet trip over baskets and stools the assisted robot's legs pass through."""
-    from humanoidtoolbench.control.assisted import AssistedController
+    from humanoidtoolbench.control.assisted.assisted import AssistedController
     from humanoidtoolbench.suites.findsit.navgrid import NavGrid
 
     seed = 41  # a start whose straight way crosses a basket
@@ -107,7 +107,7 @@ def test_the_oracle_routes_the_balanced_robot_around_the_clutter_on_the_floor():
 
 def test_the_balanced_robot_carries_its_hands_in_through_every_skill():
     """A hand that brushes a wall or a stool while it walks pushes the free robot over."""
-    from humanoidtoolbench.control.assisted import AssistedController
+    from humanoidtoolbench.control.assisted.assisted import AssistedController
     from humanoidtoolbench.sim.simulation import home_upper_pose
 
     def hands_apart(ep) -> float:

@@ -16,7 +16,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from humanoidtoolbench.control import decoupled_v1 as contract
+from humanoidtoolbench.control.contracts import decoupled_v1 as contract
 from humanoidtoolbench.sim import scene
 from humanoidtoolbench.sim.scene import SUBSTEPS
 from humanoidtoolbench.suites.toolbench import bench, fracture

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import humanoidtoolbench  # noqa: F401  (registers the environments)
-from humanoidtoolbench.control import decoupled_v1 as contract
+from humanoidtoolbench.control.contracts import decoupled_v1 as contract
 from humanoidtoolbench.suites.toolbench import bench, layout
 from humanoidtoolbench.suites.toolbench.registry import CONDITIONS, HOLD_STEPS, parse
 

@@ -19,9 +19,9 @@ import humanoidtoolbench
 from humanoidtoolbench import suites
 from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.cli import report as report_cli
-from humanoidtoolbench.eval.records import BenchmarkResult, read
 from humanoidtoolbench.metrics import gather
 from humanoidtoolbench.metrics.stats import wilson
+from humanoidtoolbench.record.records import BenchmarkResult, read
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
 RANDOM, POSE_HOLD = "G1BallMove-L0-S", "G1IceBreak-L0-R"

@@ -19,7 +19,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from humanoidtoolbench.control import decoupled_v1 as contract
+from humanoidtoolbench.control.contracts import decoupled_v1 as contract
 from humanoidtoolbench.suites.toolbench import bench, fracture, layout
 from humanoidtoolbench.suites.toolbench.contacts import subtree_bodies
 from humanoidtoolbench.suites.toolbench.episode import TaskEpisode

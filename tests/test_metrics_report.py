@@ -7,9 +7,9 @@ import json
 import pytest
 
 from humanoidtoolbench.cli import metrics as metrics_cli
-from humanoidtoolbench.eval.records import EpisodeSummary
 from humanoidtoolbench.metrics.report import failure_cause, load, markdown
 from humanoidtoolbench.record.files import write_json_atomic
+from humanoidtoolbench.record.records import EpisodeSummary
 
 
 def summary(success, step, final=None, ever=None, lift_max=0.2):

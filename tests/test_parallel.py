@@ -14,7 +14,8 @@ import pytest
 from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.eval.validation import validate_run
 from humanoidtoolbench.policies.loader import load_policy
-from humanoidtoolbench.policies.server import PolicyServer
+
+from conftest import tool_use_server
 
 from test_eval_cli import HOLD, write_policy
 
@@ -117,7 +118,7 @@ def servers():
     started = []
 
     def start(allow_shared: bool = False) -> int:
-        srv = PolicyServer(load_policy("humanoidtoolbench.policies.pose_hold:predict"), allow_shared=allow_shared)
+        srv = tool_use_server(load_policy("humanoidtoolbench.policies.pose_hold:predict"), allow_shared=allow_shared)
         started.append(srv)
         return srv.start()
 

@@ -10,13 +10,15 @@ import urllib.request
 import numpy as np
 import pytest
 
-from humanoidtoolbench.control import decoupled_v1 as contract
+from humanoidtoolbench.control.contracts import decoupled_v1 as contract
 from humanoidtoolbench.policies import pose_hold, wire
 from humanoidtoolbench.policies.errors import PolicyConnectionError, PolicyError
 from humanoidtoolbench.policies.http_client import HttpPolicyClient
 from humanoidtoolbench.policies.loader import LoadedPolicy, load_policy
 from humanoidtoolbench.policies.request_schema import Array, Field, RequestSchema
 from humanoidtoolbench.policies.server import PolicyServer
+
+from conftest import tool_use_server
 
 
 class FakeClock:
@@ -63,7 +65,7 @@ def clock():
 
 @pytest.fixture
 def server(clock):
-    return PolicyServer(make_policy(), checkpoint="ckpt-1", clock=clock, log=lambda message: None)
+    return tool_use_server(make_policy(), checkpoint="ckpt-1", clock=clock, log=lambda message: None)
 
 
 def test_act_returns_a_float32_chunk(server):
@@ -96,7 +98,7 @@ def test_a_refusal_says_whether_the_other_session_is_idle_and_when_it_frees(cloc
             refusals.append(act(server, "rerun")[1]["error"])
         return pose_hold.predict(req)
 
-    server = PolicyServer(make_policy(predict), clock=clock, log=lambda message: None)
+    server = tool_use_server(make_policy(predict), clock=clock, log=lambda message: None)
     assert act(server, "crashed")[0] == 200
     assert refusals == [
         "Policy server busy: another evaluator (session crashed) has a request in progress; "
@@ -126,7 +128,7 @@ def test_a_session_is_not_released_while_its_call_is_in_flight(clock):
         seen["other"] = act(server, "b")[0]
         return pose_hold.predict(req)
 
-    server = PolicyServer(make_policy(predict), clock=clock, log=lambda message: None)
+    server = tool_use_server(make_policy(predict), clock=clock, log=lambda message: None)
     assert act(server, "a")[0] == 200
     assert seen["release"] == (200, {"released": False})
     assert seen["info"]["request_in_progress"] and seen["info"]["active_session"] == "a"
@@ -134,7 +136,7 @@ def test_a_session_is_not_released_while_its_call_is_in_flight(clock):
 
 
 def test_shared_server_accepts_several_sessions(clock):
-    server = PolicyServer(make_policy(), allow_shared=True, clock=clock, log=lambda message: None)
+    server = tool_use_server(make_policy(), allow_shared=True, clock=clock, log=lambda message: None)
     assert act(server, "a")[0] == 200 and act(server, "b")[0] == 200
 
 
@@ -191,7 +193,7 @@ def with_rgb(rgb):
 )
 def test_invalid_requests_are_400_naming_the_field_before_the_policy_is_called(clock, change, message):
     called = []
-    server = PolicyServer(make_policy(lambda r: called.append(r)), clock=clock, log=lambda m: None)
+    server = tool_use_server(make_policy(lambda r: called.append(r)), clock=clock, log=lambda m: None)
     bad = request()
     change(bad)
     assert act_with(server, bad) == (400, {"error": f"Invalid request: {message}"})
@@ -207,8 +209,9 @@ def test_extra_keys_are_allowed_anywhere(server):
 
 
 def test_a_suite_passes_its_own_request_schema(clock):
-    schema = RequestSchema((Field("proprio", Array("float", ("N",))),))
-    server = PolicyServer(make_policy(lambda r: np.zeros((1, 36))), clock=clock, log=lambda m: None, schema=schema)
+    schema = RequestSchema("proprio_v1", (Field("proprio", Array("float", ("N",))),))
+    server = PolicyServer(make_policy(lambda r: np.zeros((1, 36))), contract.DECOUPLED_V1, schema, clock=clock, log=lambda m: None)
+    assert server.handle("GET", "/info", None)[1]["request_schema"] == "proprio_v1"
     assert act_with(server, {"proprio": np.zeros(7)})[0] == 200
     assert act_with(server, {"proprio": np.zeros((2, 7))}) == (
         400,
@@ -229,7 +232,7 @@ def test_exception_names_the_users_file_and_line(tmp_path, clock):
     (tmp_path / "failing_policy.py").write_text("def predict(request):\n    raise ValueError('bad gripper')\n")
     logged = []
     policy = load_policy(f"{tmp_path / 'failing_policy.py'}:predict")
-    server = PolicyServer(policy, clock=clock, log=logged.append)
+    server = tool_use_server(policy, clock=clock, log=logged.append)
     status, body = act(server)
     assert status == 500 and body == {"error": "ValueError at failing_policy.py:2 in predict: bad gripper"}
     assert "Traceback (most recent call last)" in logged[0]
@@ -248,16 +251,44 @@ def test_exception_names_the_users_file_and_line(tmp_path, clock):
     ],
 )
 def test_bad_returns_are_500_with_the_contract_message(clock, returned, message):
-    server = PolicyServer(make_policy(lambda r: returned), clock=clock, log=lambda m: None)
+    server = tool_use_server(make_policy(lambda r: returned), clock=clock, log=lambda m: None)
     assert act(server) == (500, {"error": message})
+
+
+def test_a_finite_value_beyond_float32_is_500_naming_it(clock):
+    chunk = np.zeros((3, 36))
+    chunk[1, 5], chunk[2, 7] = 1e39, -3.5e38  # finite in float64; float32 would send infinities
+    server = tool_use_server(make_policy(lambda r: chunk), clock=clock, log=lambda m: None)
+    assert act(server) == (500, {"error": (
+        "Policy returned values beyond float32's range (|a| > 3.403e+38), which the server sends as float32: "
+        "2 of 3 rows (first row 1) at slots [5, 7], e.g. 1e+39"
+    )})
+    chunk[1, 5], chunk[2, 7] = 3.4e38, -3.4e38  # within it: sent, finite
+    status, body = act(server)
+    assert status == 200 and np.isfinite(body["action"]).all() and body["action"][1, 5] == np.float32(3.4e38)
+
+
+def test_the_action_goes_out_as_the_policy_returned_it_not_as_the_contract_expands_it(clock):
+    from humanoidtoolbench.suites.findsit.contract import DISCRETE_SKILL_V1
+    from humanoidtoolbench.suites.findsit.suite import REQUEST_SCHEMA as FINDSIT_REQUEST
+
+    server = PolicyServer(make_policy(lambda r: np.array([[0, 0.4]])), DISCRETE_SKILL_V1, FINDSIT_REQUEST, clock=clock,
+                          log=lambda m: None)
+    req = request()
+    req["image"] = {"rgb_ego": np.zeros((448, 448, 3), np.uint8)}
+    status, body = act_with(server, req)
+    assert status == 200 and body["action"].tolist() == [[0.0, 0.4000000059604645]]  # one decision, not its 25 rows
+    assert server.handle("GET", "/info", None)[1]["action_schema"] == "discrete_skill_v1"
 
 
 def test_info_and_unknown_paths(server, clock):
     status, info = server.handle("GET", "/info", None)
     assert status == 200
-    assert {k: info[k] for k in ("policy", "action_schema", "diagnostic", "checkpoint", "privileged")} == {
+    keys = ("policy", "action_schema", "request_schema", "diagnostic", "checkpoint", "privileged")
+    assert {k: info[k] for k in keys} == {
         "policy": "fake",
         "action_schema": "decoupled_v1",
+        "request_schema": "toolbench_request_v1",
         "diagnostic": False,
         "checkpoint": "ckpt-1",
         "privileged": False,
@@ -290,7 +321,7 @@ def test_privileged_entries_reach_only_privileged_policies(clock):
         return pose_hold.predict(req)
 
     for privileged in (False, True):
-        server = PolicyServer(make_policy(predict, privileged=privileged), clock=clock, log=lambda m: None)
+        server = tool_use_server(make_policy(predict, privileged=privileged), clock=clock, log=lambda m: None)
         act(server, privileged={"ball_xyz": [0, 0, 0]})
     assert received == [False, True]
 
@@ -317,7 +348,7 @@ def test_http_round_trip_sessions_and_privilege():
         received.append(req)
         return pose_hold.predict(req)
 
-    server = PolicyServer(make_policy(predict, privileged=True), log=lambda m: None)
+    server = tool_use_server(make_policy(predict, privileged=True), log=lambda m: None)
     port = server.start(port=0)
     try:
         first = HttpPolicyClient("127.0.0.1", port, session="first")
@@ -385,7 +416,7 @@ def test_while_a_call_runs_info_answers_and_another_session_is_refused_at_once()
         assert release.wait(60)
         return pose_hold.predict(request)
 
-    srv = PolicyServer(make_policy(slow), log=lambda m: None)
+    srv = tool_use_server(make_policy(slow), log=lambda m: None)
     port = srv.start()
     try:
         first, answer = HttpPolicyClient("127.0.0.1", port, session="a"), {}
@@ -409,7 +440,7 @@ def test_reply_metadata_travels_beside_the_action():
     def predict(req):
         return {"action": np.zeros((3, 36)), "metadata": {"tokens": {"prompt": 11}, "latency_s": np.float32(0.5)}}
 
-    server = PolicyServer(make_policy(predict), log=lambda m: None)
+    server = tool_use_server(make_policy(predict), log=lambda m: None)
     port = server.start(port=0)
     try:
         reply = HttpPolicyClient("127.0.0.1", port).act(request(None))

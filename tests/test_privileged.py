@@ -9,7 +9,8 @@ import pytest
 
 from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.policies.loader import load_policy
-from humanoidtoolbench.policies.server import PolicyServer
+
+from conftest import tool_use_server
 
 SPY = """
     import json, numpy as np
@@ -56,7 +57,7 @@ def test_in_process_privileged_entry_only_when_declared(tmp_path, privileged):
 
 def test_privileged_policy_behind_http_never_receives_simulator_state(tmp_path):
     path, log = spy(tmp_path, privileged=True)
-    server = PolicyServer(load_policy(f"{path}:act"))
+    server = tool_use_server(load_policy(f"{path}:act"))
     port = server.start()
     try:
         args = ["--host", "127.0.0.1", "--port", str(port), "--episodes", "1", "--max-steps", "3", "--no-video",

@@ -16,7 +16,7 @@ from humanoidtoolbench.eval import provenance
 
 def test_source_hashes_cover_the_package():
     hashes = provenance.source_hashes()
-    assert re.fullmatch(r"[0-9a-f]{64}", hashes["control/contract.py"])
+    assert re.fullmatch(r"[0-9a-f]{64}", hashes["control/contracts/base.py"])
     assert "robot/g1_manifest.json" in hashes
     assert list(hashes) == sorted(hashes)
     assert not any("__pycache__" in p or "\\" in p for p in hashes)
@@ -26,7 +26,7 @@ def test_digest_follows_any_hash():
     hashes = provenance.source_hashes()
     digest = provenance.source_digest(hashes)
     assert provenance.source_digest(dict(reversed(hashes.items()))) == digest
-    changed = {**hashes, "control/contract.py": "0" * 64}
+    changed = {**hashes, "control/contracts/base.py": "0" * 64}
     assert provenance.source_digest(changed) != digest
     assert provenance.source_hashes() == hashes  # the cached value was not mutated
 

@@ -26,7 +26,8 @@ from humanoidtoolbench.policies import pose_hold
 from humanoidtoolbench.policies.errors import PolicyConnectionError
 from humanoidtoolbench.policies.http_client import HttpPolicyClient
 from humanoidtoolbench.policies.loader import LoadedPolicy
-from humanoidtoolbench.policies.server import PolicyServer
+
+from conftest import tool_use_server
 
 CONDITION = "G1BallMove-L0-S"
 FAST = ["--episodes", "2", "--max-steps", "20"]
@@ -260,7 +261,7 @@ def test_the_preflight_refusal_says_how_long_the_other_session_idles_and_when_th
         return pose_hold.predict(request)
 
     policy = LoadedPolicy(predict=predict, name="fake", source="test", file=None, adapter_sha256="0" * 64)
-    server = PolicyServer(policy, clock=clock, session_timeout_s=60.0, log=lambda m: None)
+    server = tool_use_server(policy, clock=clock, session_timeout_s=60.0, log=lambda m: None)
     port = server.start(port=0)
     crashed, other = HttpPolicyClient("127.0.0.1", port, session="crashed"), HttpPolicyClient("127.0.0.1", port)
     request = {"image": {"rgb_head_stereo_left": np.zeros((360, 640, 3), np.uint8)},

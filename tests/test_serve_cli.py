@@ -41,29 +41,77 @@ def test_port_out_of_range_exits_2_with_one_line(port, capsys):
     assert err.count("\n") == 1 and "--port must be between 0 (any free port) and 65535" in err
 
 
-@pytest.mark.parametrize("flag", ["--max-body-mb", "--read-timeout-s"])
-@pytest.mark.parametrize("value", ["0", "-1", "nan"])
-def test_limits_must_be_positive(flag, value, capsys):
+BAD_NUMBERS = ["0", "-1", "nan", "inf", "-inf", "1e-300", "1e300"]
+
+
+@pytest.mark.parametrize(
+    "flag", ["--max-body-mb", "--read-timeout-s", "--request-timeout-s", "--max-buffer-mb", "--max-connections"]
+)
+@pytest.mark.parametrize("value", BAD_NUMBERS + ["abc"])
+def test_limits_outside_their_range_exit_2_with_one_line(flag, value, capsys):
     assert main([flag, value, "--checkpoint", "ckpt"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"htb-serve: {flag} must be a positive number" in err
+    assert err.count("\n") == 1 and err.startswith("htb-serve: ") and flag in err and "Traceback" not in err
+
+
+def test_the_buffer_must_hold_a_largest_body(capsys):
+    assert main(["--max-body-mb", "8", "--max-buffer-mb", "4", "--checkpoint", "c"]) == 2
+    err = capsys.readouterr().err
+    assert err == "htb-serve: --max-buffer-mb (4) must be at least --max-body-mb (8)\n"
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--suite", "nope"], "htb-serve: unknown suite 'nope'"),
+        (["--suite", "fiatlux", "--controller", "assisted"], "htb-serve: --controller assisted: the fiatlux suite's commands run on"),
+        (["--suite", "fiatlux", "--model", "some/model"], "htb-serve: --model loads models that read toolbench_request_v1"),
+        (["--suite", "fiatlux"], "htb-serve: name a --policy: MODULE:FUNCTION, path/to/file.py:FUNCTION or a built-in (zero, random, expert)"),
+    ],
+)
+def test_a_suite_or_controller_that_cannot_serve_exits_2(argv, message, capsys):
+    assert main([*argv, "--checkpoint", "c"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(message)
+
+
+class Recorder:
+    made: dict = {}
+
+    def __init__(self, policy, **kwargs):
+        Recorder.made = kwargs
+
+    def serve_forever(self, host, port, ready=None):
+        pass
 
 
 def test_limits_reach_the_server(monkeypatch):
-    made = {}
-
-    class Recorder:
-        def __init__(self, policy, **kwargs):
-            made.update(kwargs)
-
-        def serve_forever(self, host, port, ready=None):
-            pass
-
     monkeypatch.setattr(serve, "PolicyServer", Recorder)
-    assert main(["--checkpoint", "c", "--max-body-mb", "0.5", "--read-timeout-s", "2.5"]) == 0
-    assert made["max_body_bytes"] == 2**19 and made["read_timeout_s"] == 2.5
+    argv = ["--checkpoint", "c", "--max-body-mb", "0.5", "--read-timeout-s", "2.5", "--request-timeout-s", "30",
+            "--max-connections", "3", "--max-buffer-mb", "1"]
+    assert main(argv) == 0
+    made = Recorder.made
+    assert (made["max_body_bytes"], made["read_timeout_s"], made["request_timeout_s"]) == (2**19, 2.5, 30)
+    assert (made["max_connections"], made["max_buffer_bytes"]) == (3, 2**20)
     assert main(["--checkpoint", "c"]) == 0
-    assert made["max_body_bytes"] == 64 * 2**20 and made["read_timeout_s"] == 60
+    made = Recorder.made
+    assert made["max_body_bytes"] == 64 * 2**20 and made["read_timeout_s"] == 60 and made["request_timeout_s"] == 120
+    assert made["max_connections"] == 16 and made["max_buffer_bytes"] == 256 * 2**20
+
+
+@pytest.mark.parametrize(
+    "argv, action, schema",
+    [
+        ([], "decoupled_v1", "toolbench_request_v1"),  # the default suite, as before --suite existed
+        (["--suite", "fiatlux", "--policy", "zero"], "joint_position_v1", "fiatlux_request_v1"),
+        (["--suite", "fiatlux", "--controller", "balanced", "--policy", "zero"], "decoupled_v1", "fiatlux_request_v1"),
+        (["--suite", "findsit", "--policy", "random"], "discrete_skill_v1", "findsit_request_v1"),
+    ],
+)
+def test_the_suite_picks_the_contract_and_the_request_schema(monkeypatch, argv, action, schema):
+    monkeypatch.setattr(serve, "PolicyServer", Recorder)
+    assert main([*argv, "--checkpoint", "c"]) == 0
+    assert (Recorder.made["contract"].name, Recorder.made["schema"].name) == (action, schema)
 
 
 # A model's own environment: NumPy and the standard library, none of the simulator's dependencies.

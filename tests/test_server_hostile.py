@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from humanoidtoolbench.policies import wire
-from humanoidtoolbench.policies.server import PolicyServer
+
+from conftest import tool_use_server
 
 from test_policy_server import make_policy, request
 
@@ -20,8 +21,8 @@ from test_policy_server import make_policy, request
 @pytest.fixture
 def serve():
     """Start servers on free ports (with the given constructor arguments); collects their log lines."""
-    def start(**kwargs) -> int:
-        server = PolicyServer(make_policy(), log=start.logged.append, **kwargs)
+    def start(policy=None, **kwargs) -> int:
+        server = tool_use_server(policy or make_policy(), log=start.logged.append, **kwargs)
         start.servers.append(server)
         return server.start()
 
@@ -194,3 +195,97 @@ def test_a_connection_reset_mid_request_is_one_log_line(serve, capfd):
     assert len(serve.logged) == 1
     assert serve.logged[0].startswith(f"connection from 127.0.0.1:{client_port} failed: ConnectionResetError: ")
     assert capfd.readouterr().err == ""
+
+
+# -- what one client can hold: time, threads, memory ----------------------------------------------------------
+
+
+def trickle(sock: socket.socket, data: bytes, every: float, stop: threading.Event) -> threading.Thread:
+    """Send `data` a byte every `every` seconds (well inside any read timeout) until done, stopped or closed."""
+    def run():
+        for byte in data:
+            if stop.wait(every):
+                return
+            try:
+                sock.sendall(bytes([byte]))
+            except OSError:
+                return
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def read_all(sock: socket.socket) -> bytes:
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    return data
+
+
+def test_a_body_that_trickles_in_is_answered_408_at_the_request_deadline(serve):
+    port = serve(read_timeout_s=10, request_timeout_s=0.5)
+    threads = threading.active_count()
+    stop = threading.Event()
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as slow:
+        slow.sendall(post("/act", b"", length="1000"))
+        trickle(slow, b"x" * 1000, 0.05, stop)  # a byte every 50 ms: never 10 s of silence, 50 s in all
+        started = time.monotonic()
+        data = read_all(slow)
+        stop.set()
+    assert data.startswith(b"HTTP/1.0 408 ") and b"within the 0.5 s a request may take" in data
+    assert time.monotonic() - started < 5  # the deadline, not the trickle's 50 s
+    assert eventually(lambda: threading.active_count() <= threads)  # its thread is free again
+
+
+def test_headers_that_trickle_in_are_cut_off_at_the_request_deadline(serve):
+    port = serve(read_timeout_s=10, request_timeout_s=0.5)
+    stop = threading.Event()
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as slow:
+        trickle(slow, b"GET /info HTTP/1.1\r\n" + b"X-Pad: " + b"a" * 1000, 0.05, stop)
+        started = time.monotonic()
+        assert read_all(slow) == b""  # closed: a request that never finished its headers gets no answer
+        stop.set()
+    assert time.monotonic() - started < 5
+
+
+def test_connections_beyond_the_cap_are_503_at_once_and_hold_no_thread(serve):
+    port = serve(max_connections=2, read_timeout_s=30)
+    threads = threading.active_count()
+    idle = [socket.create_connection(("127.0.0.1", port), timeout=20) for _ in range(2)]
+    try:
+        assert eventually(lambda: threading.active_count() == threads + 2)  # one handler each, waiting for a request
+        for _ in range(5):
+            status, error = json_error(port, b"GET /info HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert status == 503 and "all 2 connections" in error and "--max-connections" in error
+        assert threading.active_count() == threads + 2
+    finally:
+        for sock in idle:
+            sock.close()
+    assert eventually(lambda: threading.active_count() <= threads)
+    status, _, body = exchange(port, b"GET /info HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert status == 200 and json.loads(body)["policy"] == "fake"
+
+
+def test_a_body_beyond_the_buffer_budget_waits_then_is_503_and_the_budget_comes_back(serve):
+    released = threading.Event()
+
+    def slow_predict(request):  # holds its request's body (and its share of the budget) until released
+        released.wait(20)
+        return np.zeros((1, 36), np.float32)
+
+    body = wire.encode(request("a"))
+    port = serve(policy=make_policy(slow_predict), max_body_bytes=len(body), max_buffer_bytes=len(body) + 100,
+                 request_timeout_s=1.0, allow_shared=True)
+    answers = {}
+    first = threading.Thread(target=lambda: answers.setdefault("first", exchange(port, post("/act", body))))
+    first.start()
+    assert eventually(lambda: serve.servers[0]._buffer.used == len(body))  # read whole, its predict waits
+    # The second does not fit beside it (its body is never sent: the answer comes before any is read).
+    status, error = json_error(port, post("/act", b"", length=str(len(body))))
+    assert status == 503 and "--max-buffer-mb" in error and f"a body of {len(body)} bytes" in error
+    released.set()
+    first.join(20)
+    assert answers["first"][0] == 200
+    assert eventually(lambda: serve.servers[0]._buffer.used == 0)
+    assert exchange(port, post("/act", body))[0] == 200  # the budget is whole again

@@ -13,8 +13,8 @@ from humanoidtoolbench import suites
 from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.cli import metrics as metrics_cli
 from humanoidtoolbench.eval import provenance
-from humanoidtoolbench.eval.records import BenchmarkResult, EpisodeSummary, read
 from humanoidtoolbench.eval.validation import validate_run
+from humanoidtoolbench.record.records import BenchmarkResult, EpisodeSummary, read
 
 HERE = Path(__file__).resolve().parent
 ARGS = ["example/PuckPush-v0", "--policy", "pusher", "--checkpoint", "c1"]
@@ -96,3 +96,40 @@ def test_the_example_suite_runs_on_two_workers(example, tmp_path, backend):
     for seed in (0, 1, 2):
         rel = f"metrics/episode_{seed}.jsonl"
         assert (Path(a.run_dir) / rel).read_bytes() == (Path(b.run_dir) / rel).read_bytes()
+
+
+@pytest.fixture
+def dial(monkeypatch):
+    monkeypatch.setenv(suites.ENV_VAR, "example_dial")
+    monkeypatch.setenv("PYTHONPATH", f"{HERE}:{':'.join(p for p in sys.path if p)}")
+    return suites.get("example-dial")
+
+
+def test_a_suite_with_its_own_contract_runs_in_process_and_over_http(dial, tmp_path):
+    import example_dial
+
+    from humanoidtoolbench.control import contracts
+
+    from test_serve_suites import served
+
+    assert contracts.get("dial_turn_v1") is example_dial.DIAL_TURN_V1 is dial.action_contract()  # registered by the suite
+    argv = ["example/DialTurn-v0", "--policy", "turner", "--checkpoint", "c1", "--no-video"]
+    assert eval_cli.main([*argv, "--output", str(tmp_path / "local")]) == 0
+    with served("--suite", "example-dial", "--policy", "turner") as port:
+        host = ["example/DialTurn-v0", "--host", "127.0.0.1", "--port", str(port), "--no-video"]
+        assert eval_cli.main([*host, "--output", str(tmp_path / "http")]) == 0
+    for where in ("local", "http"):
+        [path] = (tmp_path / where).glob("DialTurn-v0/run-*/benchmark_result.json")
+        result = read(path, BenchmarkResult)
+        assert result.suite == "example-dial" and [o["outcome"] for o in result.outcomes] == ["success"] * 2
+        assert validate_run(path.parent) == []
+        config = json.loads((path.parent / "evaluation_config.json").read_text())
+        assert config["action_schema"] == "dial_turn_v1"
+        summary = read(path.parent / "summaries" / "episode_1.json", EpisodeSummary)
+        actions = np.load(path.parent / "steps" / "episode_1" / "action.npy")
+        assert actions.shape == (summary.step, 1) and np.abs(actions).max() <= 1.0
+        assert summary.final_metrics["off_mark"] < 0.05
+    http = read(next((tmp_path / "http").glob("DialTurn-v0/run-*/benchmark_result.json")), BenchmarkResult)
+    assert http.policy_info["server_info"]["request_schema"] == "example_dial_request_v1"
+    local = read(next((tmp_path / "local").glob("DialTurn-v0/run-*/benchmark_result.json")), BenchmarkResult)
+    assert [o["step"] for o in http.outcomes] == [o["step"] for o in local.outcomes]  # float32 on the wire, same steps

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from humanoidtoolbench.eval import validation
-from humanoidtoolbench.eval.records import EpisodeSummary, MetricsLine, VideoEntry
 from humanoidtoolbench.record.files import write_json_atomic
 from humanoidtoolbench.record.probe import VideoError, probe_video
+from humanoidtoolbench.record.records import EpisodeSummary, MetricsLine, VideoEntry
 from humanoidtoolbench.record.video import VideoWriter
 from humanoidtoolbench.robot.cameras import CAMERA_NAMES, HEIGHT, WIDTH
 

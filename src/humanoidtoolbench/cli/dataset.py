@@ -14,25 +14,20 @@ import sys
 from pathlib import Path
 
 from .. import suites
-from ..eval.demonstrations import DEMO_SEED_START, DemoError, check_seeds, seeds_needed
-from ..eval.policy_source import builtin_policies
 from ..control import CONTROLLERS
-from .eval import (
-    MAX_EPISODES, MAX_WORKERS, SEED_LIMIT, UsageError, _conditions, _Parser, check_controller, check_seed_range, worker_count,
+from ..eval.demonstrations import DEMO_SEED_START, DemoError, check_seeds, seeds_needed
+from .common import (
+    MAX_EPISODES, MAX_WORKERS, SEED_LIMIT, OneLineParser, UsageError, check_controller, check_seed_range, conditions_of,
+    worker_count,
 )
 
 DEFAULT_EPISODES = 50
 INSTALL_HINT = 'pip install "humanoidtoolbench[dataset]"'
 
 
-class _DatasetParser(_Parser):
-    def error(self, message: str):
-        raise UsageError(f"{message} (see htb-dataset --help)")
-
-
 def build_parser() -> argparse.ArgumentParser:
     default = suites.default()
-    p = _DatasetParser(
+    p = OneLineParser(
         prog="htb-dataset",
         description="Record a policy's episodes and write the successful ones as a LeRobot dataset (format v2.1): "
         "per-step parquet rows (observation.state, action), one MP4 per camera and episode, one task per instruction. "
@@ -114,20 +109,21 @@ def _main(argv: list[str] | None) -> int:
         args = build_parser().parse_args(argv)
         if not args.output.strip():
             raise UsageError("--output must not be empty")
-        conditions = _conditions(args.env)
+        conditions = conditions_of(args.env)
         _check(args, conditions)
     except UsageError as exc:
         print(f"htb-dataset: {exc}", file=sys.stderr)
         return 2
     from ..eval.backends import LocalBackend
-    from ..eval.policy_source import PolicySpec
     from ..eval.thread_pools import bound_thread_pools
     from ..policies.errors import PolicyConnectionError, PolicyError, PolicyLoadError
+    from ..policies.policy_source import PolicySpec
     from ..robot import assets
 
     suite = suites.suite_of(conditions[0])
     bound_thread_pools(args.workers)
-    spec = PolicySpec(ref=args.policy, checkpoint=args.checkpoint, suite=suite.name, controller=args.controller)
+    builtin = suite.builtin_policies_for(args.controller)
+    spec = PolicySpec(ref=args.policy, checkpoint=args.checkpoint, builtin=tuple(builtin.items()))
     try:
         assets.installed()
         policy = spec.open()
@@ -140,7 +136,7 @@ def _main(argv: list[str] | None) -> int:
         policy.close()
         print(f"htb-dataset: --runs {args.runs}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    if args.policy not in builtin_policies(suite.name) and not args.checkpoint:
+    if args.policy not in builtin and not args.checkpoint:
         print("htb-dataset: warning: no --checkpoint; the runs are not reused by a later command", file=sys.stderr)
     backend = LocalBackend(policy, spec, args.workers)
     try:

@@ -10,39 +10,27 @@ from pathlib import Path
 
 from .. import suites
 from ..control import CONTROLLERS
-from ..eval.policy_source import builtin_policies
 from ..eval.settings import EvalSettings
 from ..eval.thread_pools import bound_thread_pools
 from ..policies.errors import PolicyConnectionError, PolicyError, PolicyLoadError
 from ..policies.http_client import DEFAULT_TIMEOUT_S, PREFLIGHT_TIMEOUT_S
 from ..robot import assets
-from ..robot.cameras import POLICY_CAMERA
+from .common import (
+    MAX_EPISODES, MAX_WORKERS, SEED_LIMIT, OneLineParser, UsageError, check_controller, check_model_fits,
+    check_seed_range, conditions_of, speaks, worker_count,
+)
 
 DEFAULT_OUTPUT = "htb-results"
 DEFAULT_PORT = 21000
-MAX_EPISODES = 100_000
-MAX_WORKERS = 1024
 MAX_POLICY_TIMEOUT_S = 86_400.0
-SEED_LIMIT = 2**31  # every seed stays a non-negative 32-bit signed integer
 STRING_FLAGS = ("output", "policy", "checkpoint", "host", "port", "workers", "ray_address", "model_config", "model", "revision", "device")
 MODEL_CONFIG_ENV = "HTB_MODEL_CONFIG"  # read by the language-model planner in this process and in workers
-
-
-class UsageError(Exception):
-    """Bad input: reported as one line, exit status 2, before anything is simulated."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """Reports argparse's own errors (a non-number, an unknown flag) as one line, like all other bad input."""
-
-    def error(self, message: str):
-        raise UsageError(f"{message} (see htb-eval --help)")
 
 
 def build_parser() -> argparse.ArgumentParser:
     default = suites.default()
     std = default.protocol
-    p = _Parser(
+    p = OneLineParser(
         prog="htb-eval",
         description="Evaluate a policy on HumanoidToolBench conditions. The defaults are each suite's standard protocol "
         f"(tool use: {std.episodes} episodes from seed {std.seed_start}, {std.max_steps} steps, the {std.controller} "
@@ -75,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--policy",
         metavar="REF",
         help="MODULE:FUNCTION, path/to/file.py:FUNCTION, or a built-in of the suite: "
-        + "; ".join(f"{s.name}: {', '.join(builtin_policies(s.name))}" for s in suites.suites()),
+        + "; ".join(f"{s.name}: {', '.join(s.builtin_policies_for())}" for s in suites.suites()),
     )
     src.add_argument("--checkpoint", help="identifier of the policy's weights, recorded in results (with --policy)")
     src.add_argument(
@@ -123,27 +111,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _conditions(env: str):
-    """The conditions named on the command line, in the order given, each once, all of one suite."""
-    text = env.strip().lower()
-    try:
-        if text == "all":
-            return list(suites.default().conditions)
-        if text.endswith(":all"):
-            return list(suites.get(text[: -len(":all")]).conditions)
-        named = [suites.parse(name) for name in env.split(",") if name.strip()]
-    except (suites.UnknownEnvironment, suites.SuiteError) as exc:
-        raise UsageError(str(exc)) from None
-    if not named:
-        raise UsageError("name a condition, several separated by commas, or 'all'")
-    unique = list(dict.fromkeys(named))
-    if len(unique) < len(named):
-        raise UsageError("a condition is named twice")
-    if len({c.suite for c in unique}) > 1:
-        raise UsageError("the conditions belong to different suites; evaluate each suite with its own command")
-    return unique
-
-
 def _ports(text: str) -> tuple[int, ...]:
     try:
         ports = tuple(int(p) for p in text.split(","))
@@ -165,20 +132,6 @@ def _workers(args) -> int | None:
     if args.backend == "ray" and given.strip().lower() == "auto":
         return None
     return worker_count(given)
-
-
-def worker_count(given: str) -> int:
-    """A --workers value for this machine: 1 to MAX_WORKERS, or 'auto' for one per core."""
-    text = given.strip().lower()
-    if text == "auto":
-        return os.cpu_count() or 1
-    try:
-        count = int(text) if text.isascii() and text.isdigit() else 0
-    except ValueError:  # more digits than int() converts
-        count = 0
-    if not 1 <= count <= MAX_WORKERS:
-        raise UsageError(f"--workers must be a number from 1 to {MAX_WORKERS} or 'auto', got {given!r}")
-    return count
 
 
 def _check_strings(args) -> None:
@@ -219,22 +172,6 @@ def _check_numbers(args, conditions) -> None:
         raise UsageError(f"--port lists {len(args.ports)} servers for --workers {args.workers}: give one port per worker")
 
 
-def check_controller(suite, controller: str | None) -> None:
-    """Refuse a controller the suite's commands cannot run on (None: the protocol's)."""
-    if controller is not None and controller not in suite.controllers:
-        raise UsageError(f"--controller {controller}: the {suite.name} suite's commands run on {', '.join(suite.controllers)}")
-
-
-def check_seed_range(suite, conditions, seed_start: int, count: int) -> None:
-    """Where seeds index a fixed episode list (find-navigate-sit), the range must lie within it."""
-    for cond in conditions:
-        size = suite.seed_count(cond)
-        if size is not None and seed_start + count > size:
-            raise UsageError(
-                f"{cond.name} has seeds 0..{size - 1} (its episodes' indices); {count} seeds from {seed_start} go past them"
-            )
-
-
 def _check_output(args) -> None:
     """Refuse an --output that is a file or cannot be created, without creating it (a dry run checks it too)."""
     output = Path(args.output).absolute()
@@ -262,8 +199,9 @@ def _check_source(args) -> None:
     if len(given) > 1:
         raise UsageError(f"{' and '.join(given)} are alternative policy sources; give one")
     if not given:
+        builtin = suites.get(args.suite).builtin_policies_for(args.controller)
         raise UsageError(
-            f"choose a policy: --policy REF (built-in: {', '.join(builtin_policies(args.suite, args.controller))}), --model PATH_OR_ID "
+            f"choose a policy: --policy REF (built-in: {', '.join(builtin)}), --model PATH_OR_ID "
             "or --host HOST [--port PORT]"
         )
     for flag, value in (("--revision", args.revision), ("--device", args.device)):
@@ -284,14 +222,7 @@ def _check_model(args) -> None:
     from ..policies.model import ModelError, resolve
     from ..policies.model.device import Device
 
-    suite = suites.get(args.suite)
-    controller = args.controller or suite.protocol.controller
-    contract, camera = suite.contract_for(controller), suite.cameras.policy_camera
-    if (contract, camera) != ("decoupled_v1", POLICY_CAMERA):
-        raise UsageError(
-            f"--model loads models that see the {POLICY_CAMERA} camera and answer decoupled_v1; "
-            f"the {args.suite} suite on {controller} shows {camera} and takes {contract}"
-        )
+    check_model_fits(suites.get(args.suite), args.controller)
     if args.checkpoint:
         raise UsageError("--checkpoint goes with --policy; a --model is identified by its weight and configuration hashes")
     if args.policy_timeout is not None or len(args.ports) > 1:
@@ -328,13 +259,15 @@ def _check_metrics(args, suite) -> None:
 
 
 def _policy_spec(args):
-    from ..eval.policy_source import PolicySpec
+    from ..policies.policy_source import PolicySpec
 
+    suite = suites.get(args.suite)
     if args.host:
-        return PolicySpec(host=args.host, ports=args.ports, timeout=_policy_timeout(args))
+        return PolicySpec(host=args.host, ports=args.ports, timeout=_policy_timeout(args), speaks=speaks(suite, args.controller))
     if args.model:
-        return PolicySpec(model=_resolved_model(args), device=args.device_spec.name, suite=args.suite)
-    return PolicySpec(ref=args.policy, checkpoint=args.checkpoint, suite=args.suite, controller=args.controller)
+        return PolicySpec(model=_resolved_model(args), device=args.device_spec.name)
+    builtin = tuple(suite.builtin_policies_for(args.controller).items())
+    return PolicySpec(ref=args.policy, checkpoint=args.checkpoint, builtin=builtin)
 
 
 def _resolved_model(args):
@@ -442,7 +375,7 @@ def _main(argv: list[str] | None) -> int:
             print("\n".join(c.env_id for suite in suites.suites() for c in suite.listed))
             return 0
         _check_strings(args)
-        conditions = _conditions(args.env)
+        conditions = conditions_of(args.env)
         args.suite = conditions[0].suite
         _check_numbers(args, conditions)
         _check_source(args)

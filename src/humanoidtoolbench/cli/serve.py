@@ -1,24 +1,78 @@
-"""`htb-serve`: serve a policy over the public HTTP protocol, one evaluator per server."""
+"""`htb-serve`: serve a policy over the public HTTP protocol, one evaluator per server, in one suite's language.
+
+`--suite` (and `--controller`, for a suite whose policies speak otherwise on
+another controller) picks the action contract each chunk is validated with
+and the request schema each request is checked against; `/info` declares
+both, and `htb-eval` refuses a server that speaks other than its suite.
+"""
 
 from __future__ import annotations
 
-import argparse
+import math
 import sys
+from dataclasses import dataclass
 
+from .. import suites
+from ..control import CONTROLLERS
 from ..policies.errors import PolicyLoadError
 from ..policies.loader import load_policy
-from ..policies.server import DEFAULT_MAX_BODY_BYTES, DEFAULT_READ_TIMEOUT_S, PolicyServer
+from ..policies.server import (
+    DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_BUFFER_BYTES, DEFAULT_MAX_CONNECTIONS, DEFAULT_READ_TIMEOUT_S,
+    DEFAULT_REQUEST_TIMEOUT_S, PolicyServer,
+)
+from .common import OneLineParser, UsageError, check_controller, check_model_fits
 
-DEFAULT_POLICY = "humanoidtoolbench.policies.pose_hold:predict"
+DEFAULT_POLICY = "pose-hold"  # a built-in of the suites that speak decoupled_v1: the diagnostic pose holder
+MIB = 2**20
 
 
-def _load(args):
-    """(policy, checkpoint, extra /info fields): a --policy reference, or a --model resolved and loaded."""
+@dataclass(frozen=True)
+class Bound:
+    """A numeric flag's finite range and its server argument (`scale`: flag units to the server's)."""
+
+    flag: str
+    lo: float
+    hi: float
+    default: float
+    server_arg: str
+    scale: float = 1.0
+    whole: bool = False
+    help: str = ""
+
+    def value(self, given: float):
+        """The server argument for `given`, or UsageError naming the range (NaN and infinities included)."""
+        if not (math.isfinite(given) and self.lo <= given <= self.hi):
+            raise UsageError(f"{self.flag} must be a number from {self.lo:g} to {self.hi:g}, got {given:g}")
+        return int(given * self.scale) if self.whole or self.scale != 1.0 else given
+
+
+BOUNDS = (
+    Bound("--max-body-mb", 0.001, 4096, DEFAULT_MAX_BODY_BYTES / MIB, "max_body_bytes", MIB,
+          help="largest request body accepted, in MiB; a larger one is refused with 413 unread"),
+    Bound("--read-timeout-s", 0.01, 3600, DEFAULT_READ_TIMEOUT_S, "read_timeout_s",
+          help="close a connection that sends nothing for this many seconds, mid-request or between requests"),
+    Bound("--request-timeout-s", 0.01, 86400, DEFAULT_REQUEST_TIMEOUT_S, "request_timeout_s",
+          help="answer 408 (or close) a request whose headers and body have not all arrived in this many seconds, "
+          "however steadily they trickle"),
+    Bound("--max-connections", 1, 1024, DEFAULT_MAX_CONNECTIONS, "max_connections", whole=True,
+          help="connections served at once (one thread each); more are answered 503 at once"),
+    Bound("--max-buffer-mb", 0.001, 65536, DEFAULT_MAX_BUFFER_BYTES / MIB, "max_buffer_bytes", MIB,
+          help="request bodies held at once over all connections, in MiB (at least --max-body-mb); a body that does "
+          "not fit waits until its request's deadline, then gets 503"),
+)
+
+
+def _load(args, suite):
+    """(policy, checkpoint, extra /info fields): a --policy reference (or a built-in of the suite), or a --model
+    resolved and loaded."""
     if not args.model:
         for flag, value in (("--revision", args.revision), ("--device", args.device)):
             if value is not None:
                 raise PolicyLoadError(f"{flag} goes with --model")
-        return load_policy(args.policy or DEFAULT_POLICY), args.checkpoint, None
+        builtin = suite.builtin_policies_for(args.controller)
+        if args.policy is None and DEFAULT_POLICY not in builtin:
+            raise PolicyLoadError(f"name a --policy: MODULE:FUNCTION, path/to/file.py:FUNCTION or a built-in ({', '.join(builtin)})")
+        return load_policy(args.policy or DEFAULT_POLICY, aliases=builtin), args.checkpoint, None
     if args.policy or args.checkpoint:
         raise PolicyLoadError("--model is served alone: it is identified by its weight and configuration hashes, not --policy / --checkpoint")
     from ..policies.model import MODEL_KEYS, load, resolve
@@ -28,15 +82,18 @@ def _load(args):
     return policy, info["checkpoint"], {k: info[k] for k in MODEL_KEYS}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+def build_parser() -> OneLineParser:
+    default = suites.default()
+    parser = OneLineParser(
         prog="htb-serve",
-        description="Serve a policy's predict(request) -> (T, 36) action chunk over HTTP for one evaluator.",
+        description="Serve a policy's predict(request) -> (T, action_dim) action chunk over HTTP for one evaluator, "
+        "in one suite's action contract and request schema.",
     )
     parser.add_argument(
         "--policy",
         metavar="REF",
-        help="MODULE:FUNCTION or path/to/file.py:FUNCTION (default: the diagnostic pose-holding example)",
+        help="MODULE:FUNCTION, path/to/file.py:FUNCTION or a built-in of the suite (default: pose-hold, the diagnostic "
+        "pose-holding example, where the suite has it)",
     )
     parser.add_argument(
         "--model",
@@ -46,6 +103,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--revision", help="with a hub --model: the branch, tag or commit (default: main)")
     parser.add_argument("--device", help="with --model: auto (default), cpu or cuda:N")
     parser.add_argument("--checkpoint", metavar="STR", help="checkpoint identity recorded with every result")
+    parser.add_argument(
+        "--suite",
+        default=default.name,
+        help=f"whose action contract and request schema the policy speaks (default: {default.name})",
+    )
+    parser.add_argument(
+        "--controller",
+        choices=sorted(CONTROLLERS),
+        help="the controller the evaluator runs, where the suite's contract depends on it (default: the suite's protocol)",
+    )
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=21000, help="port to listen on (default: 21000)")
     parser.add_argument(
@@ -53,38 +120,46 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="let several evaluators use this server at once (only for stateless policies)",
     )
-    parser.add_argument(
-        "--max-body-mb",
-        type=float,
-        default=DEFAULT_MAX_BODY_BYTES / 2**20,
-        metavar="MIB",
-        help="largest request body accepted, in MiB; a larger one is refused with 413 unread (default: %(default)g)",
-    )
-    parser.add_argument(
-        "--read-timeout-s",
-        type=float,
-        default=DEFAULT_READ_TIMEOUT_S,
-        metavar="S",
-        help="close a connection that sends nothing for this many seconds, mid-request or between requests "
-        "(default: %(default)g)",
-    )
-    args = parser.parse_args(argv)
-    if not 0 <= args.port <= 65535:
-        print(f"htb-serve: --port must be between 0 (any free port) and 65535, got {args.port}", file=sys.stderr)
-        return 2
-    for flag, value in (("--max-body-mb", args.max_body_mb), ("--read-timeout-s", args.read_timeout_s)):
-        if not value > 0:  # NaN too
-            print(f"htb-serve: {flag} must be a positive number, got {value:g}", file=sys.stderr)
-            return 2
+    for bound in BOUNDS:
+        parser.add_argument(
+            bound.flag,
+            type=int if bound.whole else float,
+            default=bound.default,
+            metavar="N" if bound.whole else "X",
+            help=f"{bound.help}; {bound.lo:g} to {bound.hi:g} (default: %(default)g)",
+        )
+    return parser
 
+
+def _settings(args):
+    """The suite and the server's arguments from the command line, or UsageError in one line."""
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port must be between 0 (any free port) and 65535, got {args.port}")
     try:
-        policy, checkpoint, extra = _load(args)
-    except PolicyLoadError as exc:
+        suite = suites.get(args.suite)
+    except suites.SuiteError as exc:
+        raise UsageError(str(exc)) from None
+    check_controller(suite, args.controller)
+    if args.model:
+        check_model_fits(suite, args.controller)
+    limits = {b.server_arg: b.value(getattr(args, b.flag[2:].replace("-", "_"))) for b in BOUNDS}
+    if limits["max_buffer_bytes"] < limits["max_body_bytes"]:
+        raise UsageError(f"--max-buffer-mb ({args.max_buffer_mb:g}) must be at least --max-body-mb ({args.max_body_mb:g})")
+    return suite, {"contract": suite.action_contract(args.controller), "schema": suite.request_schema, **limits}
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        suite, settings = _settings(args)
+        policy, checkpoint, extra = _load(args, suite)
+    except (UsageError, PolicyLoadError) as exc:
         print(f"htb-serve: {exc}", file=sys.stderr)
         return 2
     args.checkpoint = checkpoint
     if args.checkpoint is None:
         print("htb-serve: warning: no --checkpoint given; results will record checkpoint: null", file=sys.stderr)
+    contract, schema = settings["contract"], settings["schema"]
 
     def ready(url: str) -> None:
         flags = [flag for flag, on in (("diagnostic", policy.diagnostic), ("privileged", policy.privileged)) if on]
@@ -92,14 +167,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"serving policy {policy.name!r}{kind} from {policy.source} at {url}")
         identity = f"weights_sha256: {extra['weights_sha256']}" if extra else f"adapter_sha256: {policy.adapter_sha256}"
         print(f"  checkpoint: {args.checkpoint}  {identity}", flush=True)
+        print(f"  suite: {args.suite}  action schema: {contract.name}  request schema: {schema.name if schema else None}", flush=True)
 
     server = PolicyServer(
-        policy,
-        checkpoint=args.checkpoint,
-        allow_shared=args.allow_shared,
-        max_body_bytes=int(args.max_body_mb * 2**20),
-        read_timeout_s=args.read_timeout_s,
-        extra_info=extra,
+        policy, checkpoint=args.checkpoint, allow_shared=args.allow_shared, extra_info=extra, **settings
     )
     try:
         server.serve_forever(args.host, args.port, ready=ready)

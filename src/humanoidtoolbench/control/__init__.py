@@ -4,9 +4,9 @@ from __future__ import annotations
 
 # Controller name -> "module:class", imported on use (importing a controller loads MuJoCo).
 CONTROLLERS = {
-    "assisted": "humanoidtoolbench.control.assisted:AssistedController",
+    "assisted": "humanoidtoolbench.control.assisted.assisted:AssistedController",
     "servo": "humanoidtoolbench.control.servo:ServoController",
-    "balanced": "humanoidtoolbench.control.balanced:BalancedController",
+    "balanced": "humanoidtoolbench.control.balanced.balanced:BalancedController",
 }
 
 

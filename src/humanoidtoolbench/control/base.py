@@ -6,20 +6,23 @@ the floating joint with driven base joints; a balancing controller keeps
 it), sets `data.ctrl` once per 50 Hz command and, when it declares
 `physics_step_hook`, again before every physics step. It reports the full
 base pose and whether the robot has fallen. Everything else in the package
-talks to a controller only through this interface.
+talks to a controller only through this interface. A controller executes the
+decoded rows of one contract (`Controller[Command]`: the assisted and balanced
+controllers a `decoupled_v1.Command`, servo a `JointTargets`); this module
+names none.
 """
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-
-import math
+from typing import Generic, TypeVar
 
 import mujoco
 import numpy as np
 
-from .decoupled_v1 import Command
+Command = TypeVar("Command")  # the decoded row a controller executes, as its contract's `decode` returns it
 
 # Every suite's fall rule: pelvis below this height or tilted beyond this angle.
 FALL_HEIGHT = 0.35  # m
@@ -59,7 +62,7 @@ class BasePose:
         return self.z < FALL_HEIGHT or self.tilt > FALL_TILT
 
 
-class Controller(ABC):
+class Controller(ABC, Generic[Command]):
     name: str = "abstract"
     variant: str = "assisted"  # the robot variant (derived model) this controller drives
     physics_step_hook: bool = False  # call `before_physics_step` before each of the 4 physics steps
@@ -92,7 +95,7 @@ class Controller(ABC):
         return self.base_pose(data).fallen()
 
 
-class FloatingBaseController(Controller):
+class FloatingBaseController(Controller[Command]):
     """A controller of a derived free-floating variant: the model is used as derived, the pelvis
     pose is read from the floating base joint."""
 

@@ -1,6 +1,6 @@
 """`servo`: joint position servos on the free-floating robot, and nothing else.
 
-Each command (`joint_position_v1`) sets every actuated joint's target; the
+Each command (a joint-position contract's `JointTargets`) sets every actuated joint's target; the
 robot's PD servos track them under their effort limits, feet on the floor,
 with no controller keeping it upright. Balance is the policy's job, as on
 the real robot; this is how Fiatlux policies act.
@@ -12,10 +12,10 @@ import mujoco
 import numpy as np
 
 from .base import BasePose, FloatingBaseController
-from .joint_position import JOINT_NAMES, JointTargets
+from .contracts.joint_position import JOINT_NAMES, JointTargets
 
 
-class ServoController(FloatingBaseController):
+class ServoController(FloatingBaseController[JointTargets]):
     name = "servo"
     variant = "free"
 

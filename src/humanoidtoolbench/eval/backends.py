@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 from typing import Callable
 
+from ..policies.policy_source import PolicySpec
 from .episode_runner import run_episode
-from .policy_source import PolicySpec
 from .progress import ProgressReporter
 from .rundir import RunDir, RunLog
 from .settings import EvalSettings

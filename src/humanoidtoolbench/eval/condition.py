@@ -15,11 +15,12 @@ from pathlib import Path
 
 import msgspec
 
+from ..record import records
+from ..record.records import BenchmarkResult, EpisodeSummary, RunConfig
 from ..robot import assets
-from . import provenance, records
+from . import provenance
 from .backends import LocalBackend
 from .progress import ProgressReporter
-from .records import BenchmarkResult, EpisodeSummary, RunConfig
 from .result import build_result
 from .resume import resumable_run, reusable_result
 from .rundir import CONFIG, LOGGER, POLICY_INFO, RunDir, RunLock, RunLocked, RunLog

@@ -22,11 +22,10 @@ from typing import Iterator
 import numpy as np
 
 from .. import __version__
-from ..control.contract import get as get_contract
 from ..record.lerobot_dataset import DatasetSpec, DemoEpisode
+from ..record.records import EpisodeSummary
 from ..suites.base import Suite
 from .condition import evaluate_condition
-from .records import EpisodeSummary
 from .rundir import RunDir
 from .settings import EvalSettings
 
@@ -90,7 +89,7 @@ def record_condition(
 
 def dataset_spec(settings: EvalSettings, cameras: tuple[str, ...] | None = None) -> DatasetSpec:
     """Rate, vector names and cameras (default: every recorded one) of a condition's recorded episodes."""
-    contract = get_contract(settings.suite.contract_for(settings.controller))
+    contract = settings.suite.action_contract(settings.controller)
     return DatasetSpec(
         fps=settings.suite.protocol.control_hz,
         robot_type=ROBOT_TYPE,

@@ -9,27 +9,35 @@ summary is written last: its presence marks the episode complete.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import deque
 from pathlib import Path
 
 import numpy as np
 
-from ..control.contract import ActionError, get as get_contract
-from ..policies.errors import PolicyError
+from ..control.contracts.base import ActionError
+from ..digest import file_sha256
+from ..policies.errors import PolicyCallError, PolicyError
 from ..policies.reply import EPISODE_SEED_KEY, REQUEST_INDEX_KEY
 from ..record.files import write_json_atomic
-from ..digest import file_sha256
+from ..record.recorder import MetricsSink, PolicyCallSink, StepArraysSink, StepRecord, VideoRecorder
+from ..record.records import EpisodeSummary, PolicyCall, VideoEntry, convert
 from ..sim.render import CameraRenderer, backend_info
 from ..suites.base import FELL, SUCCESS, TIMEOUT
-from .policy_source import failed_call
-from ..record.sink import StepRecord
-from .recorder import MetricsSink, PolicyCallSink, StepArraysSink, VideoRecorder
-from .records import EpisodeSummary, PolicyCall, VideoEntry, convert
-from .rundir import RunDir
+from .rundir import LOGGER, RunDir
 from .settings import EvalSettings
 from .validation import validate_episode_videos
 
+
+log = logging.getLogger(LOGGER)
+
+
+def failed_call(exc: PolicyError, condition: str, seed: int, step: int, request: int, log_path) -> PolicyCallError:
+    """`exc` with where it happened, to raise; logged with its traceback to the run log."""
+    error = PolicyCallError(condition, seed, step, request, str(exc), str(log_path))
+    log.error("%s", error.failure, exc_info=exc)
+    return error
 
 
 class MetricTracker:
@@ -65,7 +73,7 @@ def run_episode(settings: EvalSettings, policy, seed: int, run: RunDir, on_step=
     """Run, record and validate one episode; returns its summary (also written to disk)."""
     started = time.perf_counter()
     suite, cond = settings.suite, settings.condition
-    contract = get_contract(suite.contract_for(settings.controller))
+    contract = suite.action_contract(settings.controller)
     cams_spec = suite.cameras
     episode = suite.make_episode(cond, seed, suite.make_controller(settings.controller), settings.visual_detail)
     episode.paper_metrics = settings.paper_metrics

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 
+from ..policies.policy_source import PolicySpec
 from .backends import EpisodeTask, Finished, WorkerLost, lost_message, portable, run_task, with_remote_traceback
-from .policy_source import PolicySpec
 from .progress import ProgressReporter
 from .rundir import RunDir
 from .settings import EvalSettings

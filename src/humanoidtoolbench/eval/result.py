@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import datetime as _dt
 
+from ..record.records import BenchmarkResult, EpisodeSummary
 from ..robot import assets
 from ..sim.render import backend_info
 from . import provenance
-from .records import BenchmarkResult, EpisodeSummary
 from .settings import EvalSettings
 
 

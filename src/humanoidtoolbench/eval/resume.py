@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import records
+from ..record import records
+from ..record.records import BenchmarkResult, RecordError
 from .provenance import fingerprint_differences
-from .records import BenchmarkResult, RecordError
 from .rundir import CONFIG, RESULT, RunDir
 from .settings import EvalSettings
 from .validation import validate_run

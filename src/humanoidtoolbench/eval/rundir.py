@@ -27,9 +27,9 @@ import socket
 import time
 from pathlib import Path
 
+from ..record import records
 from ..record.files import write_json_atomic
-from . import records
-from .records import EpisodeSummary
+from ..record.records import EpisodeSummary
 
 CONFIG = "evaluation_config.json"
 POLICY_INFO = "policy_info.json"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import suites
+from ..record.records import EvalConfig
 from ..record.video import CODEC, FPS
 from ..suites.base import Condition, Suite
-from .records import EvalConfig
 
 
 @dataclass(frozen=True)

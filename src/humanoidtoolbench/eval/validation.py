@@ -20,8 +20,8 @@ from typing import NamedTuple
 from .. import suites
 from ..digest import file_sha256
 from ..record.probe import VideoError, VideoFacts, probe_video
+from ..record.records import EpisodeSummary, RecordError, convert
 from ..suites.base import SUCCESS, TIMEOUT
-from .records import EpisodeSummary, RecordError, convert
 
 CONFIG_FILE = "evaluation_config.json"
 _LISTED = 12  # seeds named in one problem line before "and N more"

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import suites
-from ..eval.records import BenchmarkResult, EpisodeSummary, RecordError, convert, read
+from ..record.records import BenchmarkResult, EpisodeSummary, RecordError, convert, read
 from ..suites.base import Condition, Suite
 from .report import ConditionReport, ReportError, result_report
 from .stats import wilson

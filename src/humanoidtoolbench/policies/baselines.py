@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..control import decoupled_v1 as contract
+from ..control.contracts import decoupled_v1 as contract
 from ..robot.joints import BY_NAME
 from .reply import EPISODE_SEED_KEY
 
@@ -59,7 +59,7 @@ class RandomPolicy(SeededRandom):
 random_policy = RandomPolicy()
 
 
-# -- joint_position_v1 (Fiatlux): a in [-1, 1]^43, targets q0 + 0.5 a ---------------------------------
+# -- joint positions (Fiatlux's joint_position_v1): a in [-1, 1]^43 around the standing pose ---------------
 JOINT_POSITION_DIM = 43
 
 

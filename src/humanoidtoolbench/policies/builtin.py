@@ -1,21 +1,19 @@
-"""Short names for the policies that ship with the package (`--policy NAME`), per action contract.
+"""The floor baselines that ship with the package, one table per kind of action (short name -> MODULE:FUNCTION).
 
-The floor baselines exist for every contract; suites add their own (a
-scripted expert) through `Suite.builtin_policies`.
+A suite offers the table of the contract its policies speak, beside its own
+policies (a scripted expert), through `Suite.builtin_policies_for`.
 """
 
 from __future__ import annotations
 
-BUILTIN_POLICIES = {
-    "decoupled_v1": {
-        "pose-hold": "humanoidtoolbench.policies.pose_hold:predict",
-        "zero": "humanoidtoolbench.policies.baselines:zero",
-        "random": "humanoidtoolbench.policies.baselines:random_policy",
-    },
-    "joint_position_v1": {
-        "zero": "humanoidtoolbench.policies.baselines:zero_joint_position",
-        "random": "humanoidtoolbench.policies.baselines:random_joint_position",
-    },
+DECOUPLED_V1_BASELINES = {
+    "pose-hold": "humanoidtoolbench.policies.pose_hold:predict",
+    "zero": "humanoidtoolbench.policies.baselines:zero",
+    "random": "humanoidtoolbench.policies.baselines:random_policy",
+}
+JOINT_POSITION_BASELINES = {
+    "zero": "humanoidtoolbench.policies.baselines:zero_joint_position",
+    "random": "humanoidtoolbench.policies.baselines:random_joint_position",
 }
 
 

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..control.contract import ActionContract, ActionError
-from ..control.decoupled_v1 import DECOUPLED_V1
+from ..control.contracts.base import ActionContract, ActionError
 
 _LIBRARY_ROOTS = tuple(
     {Path(sysconfig.get_paths()[key]).resolve() for key in ("stdlib", "platstdlib")}
@@ -88,9 +87,22 @@ def describe_exception(exc: BaseException) -> str:
     return f"{text}: {message}" if message else text
 
 
-def check_chunk(action, contract: ActionContract = DECOUPLED_V1) -> np.ndarray:
+def check_chunk(action, contract: ActionContract) -> np.ndarray:
     """A policy's return value as a finite float64 (T, action_dim) chunk, or `PolicyError` saying what is wrong."""
     try:
         return contract.validate(action)
     except ActionError as exc:
         raise PolicyError(f"Policy {exc}") from None
+
+
+def check_float32(chunk: np.ndarray) -> np.ndarray:
+    """`chunk` as float32 (the wire's type), or `PolicyError` where a finite value is beyond float32's range."""
+    beyond = np.abs(chunk) > np.finfo(np.float32).max
+    if beyond.any():
+        rows, slots = np.flatnonzero(beyond.any(axis=1)), np.flatnonzero(beyond.any(axis=0))
+        raise PolicyError(
+            f"Policy returned values beyond float32's range (|a| > {np.finfo(np.float32).max:.4g}), which the server "
+            f"sends as float32: {len(rows)} of {len(chunk)} rows (first row {rows[0]}) at slots {slots.tolist()}, "
+            f"e.g. {chunk[rows[0], slots[0]]:.4g}"
+        )
+    return chunk.astype(np.float32)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..control import decoupled_v1 as contract
+from ..control.contracts import decoupled_v1 as contract
 
 POLICY_NAME = "pose-hold"
 DIAGNOSTIC = True

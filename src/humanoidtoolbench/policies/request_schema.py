@@ -2,8 +2,9 @@
 
 A malformed request otherwise fails inside the policy's own code and comes back
 as a 500 that blames the policy; checked first, it is a 400 that names the
-field. A schema is data, a table of `Field`s, so a suite with another request
-format passes its own to `PolicyServer`. Keys not in the table are allowed
+field. A schema is data, a table of `Field`s under a name (the request schema
+id a server declares); each suite defines its own (`Suite.request_schema`)
+and `htb-serve --suite` serves with it. Keys not in the table are allowed
 (evaluators add their own). NumPy only: the server runs in a model's
 environment.
 """
@@ -13,8 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from ..control.decoupled_v1 import STATE_DIM
 
 _MISSING = object()
 
@@ -100,6 +99,7 @@ class Field:
 
 @dataclass(frozen=True)
 class RequestSchema:
+    name: str  # the id a server declares in `/info` and the evaluator compares with its suite's
     fields: tuple[Field, ...]
 
     def problem(self, request: dict) -> str | None:
@@ -109,15 +109,3 @@ class RequestSchema:
 
 # Every route's body may name its evaluator's session; the server checks it whatever the schema.
 SESSION = Field("session", String(), required=False)
-
-DECOUPLED_V1 = RequestSchema(
-    (
-        Field("image", Object()),
-        Field("image.rgb_head_stereo_left", Array("uint8", ("H", "W", 3))),
-        Field("state", Object()),
-        Field("state.states", Array("float", (1, STATE_DIM), finite=True)),
-        Field("instruction", String()),
-        Field("history", Object()),
-        SESSION,
-    ),
-)

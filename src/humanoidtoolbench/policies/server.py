@@ -7,11 +7,20 @@ episodes. By default the server is exclusive: a second session is refused with
 `session_timeout_s` ago) until it is released. `handle` is the whole request
 logic, testable without sockets; the HTTP layer only moves bytes.
 
-Each request is checked against a `RequestSchema` before the policy is
-called, so a malformed one is a 400 naming the field, not a 500 from inside
-the policy. Whatever a client sends, it gets a JSON answer or a closed
-connection: the body is bounded (`max_body_bytes`) and so is every wait on
-the socket (`read_timeout_s`).
+A server speaks one suite's language: its action contract (each chunk is
+validated with it) and its request schema (each request is checked against it
+before the policy is called, so a malformed one is a 400 naming the field, not
+a 500 from inside the policy); `/info` declares both, and the evaluator
+refuses a server that speaks another. The chunk travels as float32, so a value
+float32 cannot hold is the policy's error, not an infinity on the wire.
+
+Whatever a client sends, it gets a JSON answer or a closed connection, and
+no client can hold more than its share: a body is bounded (`max_body_bytes`),
+every wait on the socket (`read_timeout_s`) and the whole request, headers and
+body (`request_timeout_s`); at most `max_connections` connections are served
+at once (more are answered 503 at once) and at most `max_buffer_bytes` of
+request bodies are held at once (a body that does not fit waits, until its
+request's deadline, then 503).
 
 Requests are read on their own threads, so `/info` and a refusal answer at once
 while a `predict` call runs; the calls themselves are queued to the serving
@@ -21,7 +30,10 @@ a time.
 
 from __future__ import annotations
 
+import io
+import math
 import queue
+import socket
 import sys
 import threading
 import time
@@ -32,20 +44,24 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from ..control import decoupled_v1
-from ..control.contract import ActionContract
-from ..control.decoupled_v1 import SCHEMA
+from ..control.contracts.base import ActionContract
 from . import wire
-from .errors import PolicyError, check_chunk, describe_exception, one_line
+from .errors import PolicyError, check_chunk, check_float32, describe_exception, one_line
 from .loader import LoadedPolicy
 from .reply import split_reply
-from .request_schema import DECOUPLED_V1, SESSION, RequestSchema
+from .request_schema import SESSION, RequestSchema
 
 
 # Four 640x360 RGB images in base64 (under 4 MiB) with a history, many times over.
 DEFAULT_MAX_BODY_BYTES = 64 * 2**20
 # How long a connection may send nothing (before its request, or in the middle of it) before it is closed.
 DEFAULT_READ_TIMEOUT_S = 60.0
+# How long one request may take to arrive whole, headers and body: a largest body at about 1 MB/s.
+DEFAULT_REQUEST_TIMEOUT_S = 120.0
+# Connections served at once: an evaluator uses one at a time (its workers one each with --allow-shared).
+DEFAULT_MAX_CONNECTIONS = 16
+# Request bodies held at once, over all connections: four largest bodies.
+DEFAULT_MAX_BUFFER_BYTES = 4 * DEFAULT_MAX_BODY_BYTES
 
 
 def print_to_stderr(message: str) -> None:
@@ -58,6 +74,59 @@ class _Refusal(Exception):
     def __init__(self, status: int, message: str):
         super().__init__(message)
         self.status = status
+
+
+class _DeadlinePassed(TimeoutError):
+    """The request's whole-request deadline passed while reading it."""
+
+
+class _DeadlineSocket(io.RawIOBase):
+    """A connection's reading end: every read waits at most `read_timeout_s`, and none goes past the deadline
+    `arm` set for the request being read, however slowly its bytes trickle in."""
+
+    def __init__(self, sock: socket.socket, read_timeout_s: float) -> None:
+        self.sock, self.read_timeout_s = sock, read_timeout_s
+        self.deadline = math.inf
+
+    def arm(self, seconds: float) -> None:
+        self.deadline = time.monotonic() + seconds
+
+    def passed(self) -> bool:
+        return time.monotonic() >= self.deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise _DeadlinePassed("the request's deadline passed")
+        self.sock.settimeout(min(self.read_timeout_s, left))
+        return self.sock.recv_into(buffer)
+
+
+class _ByteBudget:
+    """Bytes of request bodies held at once, over all connections, at most `capacity`."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity, self.used = capacity, 0
+        self._changed = threading.Condition()
+
+    def take(self, n: int, deadline: float) -> bool:
+        """Reserve `n` bytes, waiting for others to be given back until `deadline` (monotonic); False if they were not."""
+        with self._changed:
+            while self.used + n > self.capacity:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._changed.wait(left)
+            self.used += n
+            return True
+
+    def give(self, n: int) -> None:
+        with self._changed:
+            self.used -= n
+            self._changed.notify_all()
 
 
 def _clip(text: str, limit: int = 40) -> str:
@@ -92,11 +161,55 @@ class _SerialCalls:
 
 
 class _HTTPServer(ThreadingHTTPServer):
+    """One thread per connection, at most `max_connections` at once: a connection beyond them is answered 503
+    from the accepting thread and closed, so no number of clients can make the server start more threads."""
+
     daemon_threads = True
 
-    def __init__(self, address, handler, log: Callable[[str], None]):
+    def __init__(self, address, handler, log: Callable[[str], None], max_connections: int):
         self._log = log
+        self._slots = threading.BoundedSemaphore(max_connections)
+        self.max_connections = max_connections
         super().__init__(address, handler)
+
+    def process_request(self, request, client_address):
+        if not self._slots.acquire(blocking=False):
+            self._refuse(request, client_address)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:  # no thread started: nothing else gives the slot back
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def _refuse(self, request: socket.socket, client_address) -> None:
+        """503 in JSON, sent without waiting on a client that does not read (its request is never read)."""
+        message = (
+            f"Server busy: all {self.max_connections} connections this server serves at once are taken "
+            "(htb-serve --max-connections); retry shortly"
+        )
+        body = wire.encode({"error": message})
+        head = (
+            "HTTP/1.0 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\nRetry-After: 1\r\n\r\n"
+        )
+        self._log(f"refused connection from {client_address[0]}:{client_address[1]}: {message}")
+        try:
+            request.settimeout(0.5)
+            request.sendall(head.encode("ascii") + body)
+            request.setblocking(False)
+            for _ in range(16):  # what already arrived, so that closing does not reset the answer away
+                if not request.recv(2**16):
+                    break
+        except OSError:  # nothing more to read, or a client already gone
+            pass
 
     def handle_error(self, request, client_address):
         """A connection that fails outside a request (reset by the client) is one log line, not a traceback."""
@@ -104,29 +217,50 @@ class _HTTPServer(ThreadingHTTPServer):
         self._log(f"connection from {client_address[0]}:{client_address[1]} failed: {type(exc).__name__}: {exc}")
 
 
+def _check_limits(**limits) -> None:
+    """Every limit a positive, finite number (a whole one for counts and bytes): none can be switched off."""
+    for name, value in limits.items():
+        whole = name.startswith("max_")
+        if not (isinstance(value, int) if whole else isinstance(value, (int, float))) or not 0 < value < math.inf:
+            raise ValueError(f"{name} must be a positive, finite {'integer' if whole else 'number'}; got {value!r}")
+
+
 class PolicyServer:
-    """Serve `policy.predict` over `POST /act`, with `GET /info` and `POST /release`."""
+    """Serve `policy.predict` over `POST /act`, with `GET /info` and `POST /release`, in the language of one
+    suite: its action `contract` and its request `schema` (None: only the session is checked)."""
 
     def __init__(
         self,
         policy: LoadedPolicy,
+        contract: ActionContract,
+        schema: RequestSchema | None,
         checkpoint: str | None = None,
         allow_shared: bool = False,
         clock: Callable[[], float] = time.monotonic,
         session_timeout_s: float = 60.0,
         log: Callable[[str], None] = print_to_stderr,
-        schema: RequestSchema = DECOUPLED_V1,
-        contract: ActionContract = decoupled_v1.DECOUPLED_V1,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
+        request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        max_buffer_bytes: int = DEFAULT_MAX_BUFFER_BYTES,
         extra_info: dict | None = None,
     ):
+        _check_limits(
+            max_body_bytes=max_body_bytes, read_timeout_s=read_timeout_s, request_timeout_s=request_timeout_s,
+            max_connections=max_connections, max_buffer_bytes=max_buffer_bytes,
+        )
+        if max_buffer_bytes < max_body_bytes:
+            raise ValueError(f"max_buffer_bytes ({max_buffer_bytes}) must be at least max_body_bytes ({max_body_bytes})")
         self.policy = policy
         self.extra_info = dict(extra_info or {})  # a model's provenance, reported by /info
         self.schema = schema
         self.contract = contract
         self.max_body_bytes = max_body_bytes
         self.read_timeout_s = read_timeout_s
+        self.request_timeout_s = request_timeout_s
+        self.max_connections = max_connections
+        self._buffer = _ByteBudget(max_buffer_bytes)
         self.checkpoint = checkpoint
         self.allow_shared = allow_shared
         self._clock = clock
@@ -223,11 +357,12 @@ class PolicyServer:
                 return 500, {"error": describe_exception(exc)}
             try:
                 reply = split_reply(value)
-                chunk = check_chunk(reply.action, self.contract)
+                check_chunk(reply.action, self.contract)  # sent as returned: the evaluator expands it (a skill's rows)
+                chunk = check_float32(np.asarray(reply.action, dtype=np.float64))
             except PolicyError as exc:
                 self._log(f"session {session}: {exc}")
                 return 500, {"error": str(exc)}
-            answer = {"action": chunk.astype(np.float32)}
+            answer = {"action": chunk}
             return 200, {**answer, "metadata": reply.metadata} if reply.metadata else answer
         finally:
             with self._lock:
@@ -246,7 +381,8 @@ class PolicyServer:
             }
         return 200, {
             "policy": self.policy.name,
-            "action_schema": SCHEMA,
+            "action_schema": self.contract.name,
+            "request_schema": self.schema.name if self.schema else None,
             "diagnostic": self.policy.diagnostic,
             "checkpoint": self.checkpoint,
             "adapter_sha256": self.policy.adapter_sha256,
@@ -274,11 +410,26 @@ class PolicyServer:
         class Handler(BaseHTTPRequestHandler):
             """Every answer, the standard library's own errors included, is JSON: `{"error": one line}` if not 200.
 
-            `timeout` bounds each read and write on the socket, so a client that stops sending (a Content-Length
-            larger than its body, a connection left open) is answered or closed instead of holding its thread.
+            Reads go through a `_DeadlineSocket`: each waits at most `read_timeout_s` and a request (from the
+            first wait for it to its last body byte) at most `request_timeout_s`, so a client that stops sending
+            or trickles (a Content-Length larger than its body, a connection left open, a byte a minute) is
+            answered or closed instead of holding its thread.
             """
 
-            timeout = server.read_timeout_s
+            def setup(self) -> None:
+                super().setup()
+                self.rfile.close()  # the socket's own reader, unused: reads go through the deadline
+                self._reader = _DeadlineSocket(self.connection, server.read_timeout_s)
+                self.rfile = io.BufferedReader(self._reader)
+                self._reserved = 0  # bytes of the buffer budget this request holds
+
+            def handle_one_request(self) -> None:
+                self._reader.arm(server.request_timeout_s)
+                try:
+                    super().handle_one_request()
+                finally:
+                    server._buffer.give(self._reserved)
+                    self._reserved = 0
 
             def _respond(self) -> None:
                 try:
@@ -296,7 +447,8 @@ class PolicyServer:
                 self._send(status, payload)
 
             def _body(self) -> bytes | None:
-                """The body, or a `_Refusal` before reading it when it has no valid length or exceeds the limit."""
+                """The body, or a `_Refusal` before reading it when it has no valid length, exceeds the limit or
+                does not fit the buffer budget by the request's deadline."""
                 lengths = self.headers.get_all("Content-Length", [])
                 if not lengths:
                     if self.command == "POST":
@@ -313,18 +465,33 @@ class PolicyServer:
                         f"Request body too large: Content-Length {_clip(digits)} exceeds this server's limit of "
                         f"{limit} bytes (htb-serve --max-body-mb)",
                     )
-                length, chunks, got = int(digits), [], 0
-                while got < length:  # in pieces, so that memory grows only with what arrives
+                length = int(digits)
+                if not server._buffer.take(length, self._reader.deadline):
+                    raise _Refusal(
+                        503,
+                        f"Server busy: a body of {length} bytes does not fit beside the request bodies being received "
+                        f"(at most {server._buffer.capacity} bytes at once, htb-serve --max-buffer-mb); retry shortly",
+                    )
+                self._reserved = length
+                body, got = bytearray(length), 0  # untouched pages cost no memory: it grows with what arrives
+                view = memoryview(body)
+                while got < length:
                     try:
-                        chunk = self.rfile.read1(min(length - got, 2**20))
+                        n = self.rfile.readinto1(view[got : got + 2**20])
                     except TimeoutError:
-                        waited = f"then nothing for {self.timeout:g} s"
-                        raise _Refusal(408, f"Request timeout: {got} of {length} bytes arrived, {waited}") from None
-                    if not chunk:
+                        raise _Refusal(408, self._late(got, length)) from None
+                    if not n:
                         raise _Refusal(400, f"Malformed request: the body ended after {got} of {length} bytes")
-                    chunks.append(chunk)
-                    got += len(chunk)
-                return b"".join(chunks)
+                    got += n
+                return body
+
+            def _late(self, got: int, length: int) -> str:
+                if self._reader.passed():
+                    return (
+                        f"Request timeout: {got} of {length} bytes arrived within the {server.request_timeout_s:g} s "
+                        "a request may take (htb-serve --request-timeout-s)"
+                    )
+                return f"Request timeout: {got} of {length} bytes arrived, then nothing for {server.read_timeout_s:g} s"
 
             # Methods the routes do not take get 405 from `handle`; methods not listed get 501 from `send_error`.
             do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _respond
@@ -335,6 +502,7 @@ class PolicyServer:
                 except wire.WireError as exc:
                     status, data = 500, wire.encode({"error": one_line(f"cannot encode the response: {exc}")})
                 try:
+                    self.connection.settimeout(server.read_timeout_s)  # writes: the answer is not bound by the deadline
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
@@ -356,7 +524,7 @@ class PolicyServer:
             def log_message(self, format, *args):  # errors are logged by `handle`; skip per-request lines
                 pass
 
-        return _HTTPServer((host, port), Handler, self._log)
+        return _HTTPServer((host, port), Handler, self._log, self.max_connections)
 
     def _serve(self, httpd: ThreadingHTTPServer, host: str, ready: Callable[[str], None] | None) -> None:
         """Read requests on background threads and run `predict` on this one until `_stop` is set."""

@@ -1,4 +1,9 @@
-"""A compiled scene with its controller: reset and the 50 Hz command step."""
+"""A compiled scene with its controller: reset and the 50 Hz command step.
+
+What a command is, and what the policy state is, belong to the suite's
+contract: the simulation hands each decoded command to the controller and
+reads no state of its own.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +13,8 @@ import mujoco
 import numpy as np
 
 from ..control.base import BasePose, Controller
-from ..control.decoupled_v1 import DEFAULT_BASE_HEIGHT, JOINT_SLOTS, Command
-from ..control.state import StateReader
 from ..robot.joints import HOME_POSE
+from ..robot.stance import HOME_PELVIS_HEIGHT, UPPER_BODY
 from .scene import CONTROL_DT, SUBSTEPS, add_robot, new_spec
 
 
@@ -20,7 +24,6 @@ class Simulation:
         self.data = mujoco.MjData(self.model)
         self.controller = controller
         controller.bind(self.model)
-        self.state = StateReader(self.model)
         # Scene entities acting every physics step (a magnetic seat), after the controller's hook.
         self.physics_step_hooks: list[Callable[[mujoco.MjData], None]] = []
 
@@ -29,8 +32,8 @@ class Simulation:
         self.controller.reset(self.data, spawn, upper_pose)
         mujoco.mj_forward(self.model, self.data)
 
-    def step(self, cmd: Command) -> None:
-        """Execute one command: the controller sets its inputs, then 4 physics steps
+    def step(self, cmd) -> None:
+        """Execute one decoded command: the controller sets its inputs, then 4 physics steps
         (with its per-physics-step hook before each, if it has one)."""
         self.controller.apply(self.data, cmd, CONTROL_DT)
         if self.controller.physics_step_hook or self.physics_step_hooks:
@@ -55,11 +58,11 @@ class Simulation:
 
 def robot_in_room(
     controller: Controller | None = None,
-    spawn: BasePose = BasePose(0.0, 0.0, DEFAULT_BASE_HEIGHT, 0.0),
+    spawn: BasePose = BasePose(0.0, 0.0, HOME_PELVIS_HEIGHT, 0.0),
     add_to_scene: Callable[[mujoco.MjSpec], None] | None = None,
 ) -> Simulation:
     """The robot alone in the empty room, reset to its home pose (demos, tests, benchmarks)."""
-    from ..control.assisted import AssistedController
+    from ..control.assisted.assisted import AssistedController
 
     controller = controller or AssistedController()
     spec = new_spec()
@@ -72,5 +75,5 @@ def robot_in_room(
 
 
 def home_upper_pose() -> np.ndarray:
-    """The 31 commanded joints at the home pose, in slot order."""
-    return np.array([HOME_POSE[n] for n in JOINT_SLOTS])
+    """The 31 upper-body joints a walking controller is reset with, at the home pose."""
+    return np.array([HOME_POSE[n] for n in UPPER_BODY])

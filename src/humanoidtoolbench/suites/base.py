@@ -5,6 +5,10 @@ A suite is one package under `suites/` (or any importable module named in
 validation, provenance, progress and `htb-metrics` reach a suite only
 through these classes, so adding a suite changes no core module.
 
+A suite owns what its policies speak: the action contracts it registers
+(`contract_for` names the one a controller executes), its request schema (what
+a policy server checks a request against) and its policy camera (`cameras`).
+
 This module imports neither MuJoCo nor a suite: `htb-metrics` reads suites
 through it without a simulator.
 """
@@ -16,6 +20,10 @@ from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
 import numpy as np
+
+from ..control import contracts
+from ..control.contracts.base import ActionContract
+from ..policies.request_schema import RequestSchema
 
 SUCCESS, TIMEOUT, FELL = "success", "timeout", "fell"
 
@@ -128,7 +136,8 @@ class Suite(ABC):
     name: ClassVar[str]
     protocol: ClassVar[StandardProtocol]
     cameras: ClassVar[Cameras]
-    contract: ClassVar[str]  # name of the ActionContract its policies speak
+    contract: ClassVar[str]  # name of the ActionContract its policies speak under the protocol's controller
+    request_schema: ClassVar[RequestSchema | None] = None  # what a policy server checks requests against
     outcomes: ClassVar[tuple[str, ...]] = (SUCCESS, TIMEOUT, FELL)
     builtin_policies: ClassVar[dict[str, str]] = {}  # short name -> MODULE:FUNCTION
     paper_metrics: ClassVar[bool] = False  # has metrics a run opts into with htb-eval --metrics
@@ -179,6 +188,15 @@ class Suite(ABC):
         """The action contract a policy speaks when `controller` executes its commands."""
         return self.contract
 
+    def action_contract(self, controller: str | None = None) -> ActionContract:
+        """The registered contract object of `contract_for(controller)` (None: the protocol's controller)."""
+        return contracts.get(self.contract_for(controller or self.protocol.controller))
+
+    def builtin_policies_for(self, controller: str | None = None) -> dict[str, str]:
+        """The short policy names a user may give under `controller` (None: the protocol's), short name ->
+        MODULE:FUNCTION; `builtin_policies` unless the suite's policies differ by contract."""
+        return dict(self.builtin_policies)
+
     def seed_count(self, condition: Condition) -> int | None:
         """How many seeds a condition has (0 .. count-1) when its seeds index a fixed list; None when any seed lays one out."""
         return None
@@ -197,7 +215,7 @@ class Suite(ABC):
         """The request a policy receives: exactly the fields of the suite's public protocol."""
 
     def sinks(self, episode: Episode, run_dir, seed: int) -> list:
-        """The suite's own per-step outputs (`record.sink.Sink`), beside the evaluator's."""
+        """The suite's own per-step outputs (`record.recorder.Sink`), beside the evaluator's."""
         return []
 
     def register_gymnasium(self, gymnasium) -> None:

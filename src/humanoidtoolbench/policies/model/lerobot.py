@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 
-from ...control.decoupled_v1 import ACTION_DIM, STATE_DIM
+from ...control.contracts.decoupled_v1 import ACTION_DIM, STATE_DIM
 from . import ModelError, require
 from .native import IMAGE_KEY, EpisodeCounter, noise_seed
 from .resolve import ResolvedModel

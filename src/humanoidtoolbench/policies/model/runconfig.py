@@ -15,7 +15,7 @@ from pathlib import Path
 
 import msgspec
 
-from ...control.decoupled_v1 import ACTION_DIM
+from ...control.contracts.decoupled_v1 import ACTION_DIM
 from . import ModelError
 
 PADDED_STATE_DIM = 36  # the 32-value state, zero-padded as the original's field transform does

@@ -20,11 +20,11 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
-from ...control.balanced import BalancedController, Tuning
+from ...control.balanced.balanced import BalancedController, Tuning
+from ...control.balanced.footsteps import Timing
 from ...control.base import BasePose
-from ...control.decoupled_v1 import JOINT_SLOTS
-from ...control.footsteps import Timing
-from ...control.joint_position import JOINT_NAMES
+from ...control.contracts.decoupled_v1 import JOINT_SLOTS
+from ...control.contracts.joint_position import JOINT_NAMES
 from .robot import apply_servos
 
 # A slow, short-stepped gait: each phase lasts several 50 Hz periods, so the measured-state feedback

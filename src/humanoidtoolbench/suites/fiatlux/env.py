@@ -23,9 +23,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ...control.contract import get as get_contract
-from ...control.joint_position import JOINT_POSITION_V1
+from ...control.contracts import get as get_contract
 from ...sim.render import CameraRenderer
+from .contract import JOINT_POSITION_V1
 from .observation import IMAGE_SIZE, LIDAR_AZIMUTHS, LIDAR_CHANNELS, STATE_DIM
 from .suite import CAMERA, SUITE
 

@@ -20,14 +20,15 @@ import mujoco
 import numpy as np
 
 from ...control.base import BasePose, Controller
-from ...control.contract import get as get_contract
-from ...control.joint_position import JOINT_NAMES, JOINT_POSITION_V1, Q0_VECTOR, SCALE
+from ...control.contracts import get as get_contract
+from ...control.contracts.joint_position import JOINT_NAMES
 from ...control.servo import ServoController
 from ...robot.joints import HAND_JOINTS
 from ...sim import scene
 from ...sim.simulation import Simulation
 from ..base import FELL, SUCCESS, Episode, HoldCounter, StepResult
 from . import gates, props
+from .contract import JOINT_POSITION_V1, Q0_VECTOR, SCALE
 from .gates import BulbState, Snapshot
 from .layout import ROOM_CENTRE, ROOM_SIZE, Layout, generator, sample_layout
 from .observation import HAND_BODIES, Observer, add_sensors

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ... import __version__
-from ...control.joint_position import JOINT_NAMES
-from ...record.sink import Sink, StepRecord
+from ...control.contracts.joint_position import JOINT_NAMES
+from ...record.recorder import Sink, StepRecord
 from . import gates
 from .bag import BagWriter, bag_path
 from .subtasks import DROPPED

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from ...control.joint_position import JOINT_NAMES
+from ...control.contracts.joint_position import JOINT_NAMES
 from ...robot.joints import BY_NAME
 
 ARMATURE = {"5020": 0.003609725, "7520-14": 0.010177520, "7520-22": 0.025101925, "4010": 0.00425}

@@ -16,14 +16,29 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...policies.builtin import DECOUPLED_V1_BASELINES, JOINT_POSITION_BASELINES
+from ...policies.request_schema import Array, Field, Object, RequestSchema, String
 from ..base import FELL, SUCCESS, TIMEOUT, Cameras, StandardProtocol, Suite
+from .contract import CONTRACTS, JOINT_POSITION_V1
 from .subtasks import BY_KEY, CRUSHED, DROPPED, ERRAND, TASKS, TIPPED, UNSEATED, FiatluxErrand, FiatluxTask
 
 IMAGE_KEY = "rgb_head"
 CAMERA = "head_d435"
 IMAGE_SIZE = 256
-# Controller -> the contract its commands follow.
-CONTRACTS = {"servo": "joint_position_v1", "balanced": "decoupled_v1"}
+# A request as a policy server checks it (the state's width and the scan's shape are the observation's).
+REQUEST_SCHEMA = RequestSchema(
+    "fiatlux_request_v1",
+    (
+        Field("image", Object()),
+        Field(f"image.{IMAGE_KEY}", Array("uint8", ("H", "W", 3))),
+        Field("lidar", Array("float", ("channels", "azimuths"), finite=True)),
+        Field("state", Object()),
+        Field("state.states", Array("float", (1, "N"), finite=True)),
+        Field("instruction", String()),
+        Field("history", Object()),
+    ),
+)
+BASELINES = {JOINT_POSITION_V1.name: JOINT_POSITION_BASELINES, CONTRACTS["balanced"]: DECOUPLED_V1_BASELINES}
 
 
 class Fiatlux(Suite):
@@ -32,7 +47,8 @@ class Fiatlux(Suite):
         name="fiatlux_subtasks_v1", episodes=4, seed_start=0, max_steps=TASKS[0].max_steps, controller="servo"
     )
     cameras = Cameras((CAMERA,), CAMERA, IMAGE_SIZE, IMAGE_SIZE)
-    contract = "joint_position_v1"
+    contract = JOINT_POSITION_V1.name
+    request_schema = REQUEST_SCHEMA
     outcomes = (SUCCESS, TIMEOUT, FELL, TIPPED, DROPPED, CRUSHED, UNSEATED)
     builtin_policies = {"expert": "humanoidtoolbench.suites.fiatlux.expert:predict"}
 
@@ -50,6 +66,10 @@ class Fiatlux(Suite):
 
     def contract_for(self, controller: str) -> str:
         return CONTRACTS[controller]
+
+    def builtin_policies_for(self, controller: str | None = None) -> dict[str, str]:
+        """The baselines of the contract `controller` executes, and the expert."""
+        return {**BASELINES[self.contract_for(controller or self.protocol.controller)], **self.builtin_policies}
 
     @property
     def conditions(self) -> tuple[FiatluxTask, ...]:

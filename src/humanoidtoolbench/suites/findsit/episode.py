@@ -23,16 +23,17 @@ import mujoco
 import msgspec
 import numpy as np
 
-from ...control import decoupled_v1
-from ...control.assisted import AssistedController
-from ...control.balanced import BalancedController
+from ...control.assisted.assisted import AssistedController
+from ...control.balanced.balanced import BalancedController
 from ...control.base import BasePose
-from ...control.discrete_skill import DISCRETE_SKILL_V1, STOP_ID, SUBSTEPS, SkillStep
+from ...control.contracts import decoupled_v1
+from ...control.contracts.discrete_skill import SkillStep
 from ...robot.joints import HOME_POSE
 from ...sim.simulation import Simulation, home_upper_pose
 from ..base import SUCCESS, Episode, StepResult, terminal_outcome
 from . import actions, metrics
 from .apartments import build_apartment
+from .contract import DISCRETE_SKILL_V1, SKILL_STEPS, STOP_ID
 from .navgrid import NavGrid, Rect
 from .scene import EGO_CAMERA, EGO_SIZE, build_scene
 
@@ -131,6 +132,7 @@ class FindSitEpisode(Episode):
         self._carriage, self._sit_posture = carriage(self.controller.name), sit_posture(self.controller.name)
         self.sim = Simulation(build_scene(self.apartment, self.controller, detail), self.controller)
         m = self.sim.model
+        self.state_reader = decoupled_v1.DECOUPLED_V1.state_reader(m)  # the skills' commands, and the state, are decoupled_v1's
         self.targets = frozenset(self.apartment.furniture[g.object_id].name for g in self.spec.goals)
         self._target_bodies = {m.body(n).id for n in self.targets}
         self._pelvis = m.body("pelvis").id
@@ -185,7 +187,7 @@ class FindSitEpisode(Episode):
         return hits, max(low, 0.0)
 
     def state(self) -> np.ndarray:
-        return self.sim.state.read(self.data, decoupled_v1.DEFAULT_BASE_HEIGHT)
+        return self.state_reader.read(self.data, decoupled_v1.DEFAULT_BASE_HEIGHT)
 
     def count_target_pixels(self) -> int:
         """Pixels of the ego segmentation image showing a target instance (the same pose as the RGB image)."""
@@ -226,7 +228,7 @@ class FindSitEpisode(Episode):
             row[33] = math.copysign(min(abs(value) / SKILL_SECONDS, lim.lateral), value)
         elif skill == actions.SIT:  # the height, and the upper body eased into the sit's lean over the skill
             row[31] = value
-            row[:31] = self._skill_upper + (step.k + 1) / SUBSTEPS * (self._sit_posture - self._skill_upper)
+            row[:31] = self._skill_upper + (step.k + 1) / SKILL_STEPS * (self._sit_posture - self._skill_upper)
         if skill != actions.SIT and step.skill_id != STOP_ID:
             row[:31] = self._carriage
         return row
@@ -256,7 +258,7 @@ class FindSitEpisode(Episode):
         if step.skill_id != STOP_ID:
             self._record_frame()
             self._commanded.append(self._commanded_points())
-            if step.k == SUBSTEPS - 1:
+            if step.k == SKILL_STEPS - 1:
                 self.chunks.append(metrics.Chunk(len(self.decisions) - 1, SKILL_BY_ID[step.skill_id], tuple(self._frames)))
             self.outcome = terminal_outcome(False, fallen)
             return StepResult({"steps": self.steps}, False, False, self.outcome)

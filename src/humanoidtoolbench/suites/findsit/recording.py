@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...record.sink import Sink
+from ...record.recorder import Sink
 from .metrics import METRICS_FILE, episode_metrics, write_episode_metrics
 
 

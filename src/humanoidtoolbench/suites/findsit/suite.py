@@ -21,15 +21,29 @@ from typing import ClassVar
 
 import numpy as np
 
+from ...control.contracts.decoupled_v1 import STATE_DIM
 from ...eval.rundir import CONFIG
+from ...policies.request_schema import Array, Field, Object, RequestSchema, String
 from ..base import FELL, SUCCESS, TIMEOUT, Cameras, StandardProtocol, Suite
 from . import split
+from .contract import DISCRETE_SKILL_V1, SKILL_STEPS
 from .policies import IMAGE_KEY
 
 MAX_DECISIONS = 100
-SKILL_STEPS = 25  # 0.5 s at 50 Hz per decision
 STOPPED = "stopped"
 EGO = "ego"
+# A request as a policy server checks it: the ego image, the robot's joint state, the episode's instruction.
+REQUEST_SCHEMA = RequestSchema(
+    "findsit_request_v1",
+    (
+        Field("image", Object()),
+        Field(f"image.{IMAGE_KEY}", Array("uint8", ("H", "W", 3))),
+        Field("state", Object()),
+        Field("state.states", Array("float", (1, STATE_DIM), finite=True)),
+        Field("instruction", String()),
+        Field("history", Object()),
+    ),
+)
 
 
 @lru_cache(maxsize=1)
@@ -100,7 +114,8 @@ class FindSit(Suite):
     protocol = StandardProtocol(name="findsit_paper_metrics_v1", episodes=100, seed_start=0,
                                 max_steps=MAX_DECISIONS * SKILL_STEPS)
     cameras = Cameras((EGO,), EGO, 448, 448)
-    contract = "discrete_skill_v1"
+    contract = DISCRETE_SKILL_V1.name
+    request_schema = REQUEST_SCHEMA
     outcomes = (SUCCESS, TIMEOUT, STOPPED, FELL)
     builtin_policies = {
         "oracle": "humanoidtoolbench.suites.findsit.policies:oracle",

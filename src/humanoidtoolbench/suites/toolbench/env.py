@@ -17,7 +17,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ...control import decoupled_v1 as contract
+from ...control.contracts import decoupled_v1 as contract
 from ...robot.cameras import HEIGHT, POLICY_CAMERA, WIDTH
 from ...sim.render import CameraRenderer
 from ..base import FELL

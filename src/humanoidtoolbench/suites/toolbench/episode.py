@@ -11,9 +11,9 @@ import math
 import mujoco
 import numpy as np
 
-from ...control import decoupled_v1 as contract
-from ...control.assisted import AssistedController
+from ...control.assisted.assisted import AssistedController
 from ...control.base import Controller
+from ...control.contracts import decoupled_v1 as contract
 from ...robot.joints import PELVIS
 from ...sim import scene
 from ...sim.simulation import Simulation, home_upper_pose
@@ -68,6 +68,7 @@ class TaskEpisode(Episode):
         self.controller = controller or AssistedController()
         self.sim = Simulation(build_scene(self.layout, self.controller, detail), self.controller)
         m = self.sim.model
+        self.state_reader = contract.DECOUPLED_V1.state_reader(m)
         robot = set(subtree_bodies(m, m.body(PELVIS).id))
         self._object_dofs = np.array([d for d in range(m.nv) if m.dof_bodyid[d] not in robot])
         owners = {p.name: subtree_bodies(m, m.body(p.name).id) for p in self.layout.items if p.role != ICE}
@@ -109,7 +110,7 @@ class TaskEpisode(Episode):
         return bool(np.abs(self.data.qvel[self._object_dofs]).max(initial=0.0) < REST_SPEED)
 
     def state(self) -> np.ndarray:
-        return self.sim.state.read(self.data, self.previous_height)
+        return self.state_reader.read(self.data, self.previous_height)
 
     def on_chunk(self, chunk: np.ndarray, metadata: dict | None = None) -> None:
         """State slot 31 reports slot 31 of the last row of the most recent chunk."""

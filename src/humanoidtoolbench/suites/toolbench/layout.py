@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...control.base import BasePose
-from ...control.decoupled_v1 import DEFAULT_BASE_HEIGHT
+from ...control.contracts.decoupled_v1 import DEFAULT_BASE_HEIGHT
 from ...sim.scene import RoomStyle
 from . import bench
 from .props import household, tools

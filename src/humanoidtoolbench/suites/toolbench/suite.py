@@ -1,4 +1,6 @@
-"""The tool-use suite behind the Suite seam: 18 conditions, the public request, its tables.
+"""The tool-use suite behind the Suite seam: 18 conditions, the public request and its schema, its tables.
+
+Its policies speak `decoupled_v1` (registered here) on both controllers.
 
 Importing this module loads no simulator: the episode and Gymnasium modules
 are imported when an episode is made or an environment registered.
@@ -8,6 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...control.contracts import register
+from ...control.contracts.decoupled_v1 import DECOUPLED_V1, STATE_DIM
+from ...policies.builtin import DECOUPLED_V1_BASELINES
+from ...policies.request_schema import Array, Field, Object, RequestSchema, String
 from ...robot.cameras import CAMERA_NAMES, HEIGHT, POLICY_CAMERA, WIDTH
 from ..base import Cameras, StandardProtocol, Suite, summary_cell
 from . import registry
@@ -17,6 +23,18 @@ from .registry import Condition
 IMAGE_KEY = f"rgb_{POLICY_CAMERA}"
 # The flag that says the task outcome was reached at some step, per ball scenario.
 OUTCOME_FLAG = {"BallMove": "on_spot", "BallRetrieve": "in_target_area"}
+# The public request, as a policy server checks it before the policy sees it.
+REQUEST_SCHEMA = RequestSchema(
+    "toolbench_request_v1",
+    (
+        Field("image", Object()),
+        Field(f"image.{IMAGE_KEY}", Array("uint8", ("H", "W", 3))),
+        Field("state", Object()),
+        Field("state.states", Array("float", (1, STATE_DIM), finite=True)),
+        Field("instruction", String()),
+        Field("history", Object()),
+    ),
+)
 
 
 def request(condition: Condition, image: np.ndarray, state: np.ndarray, reset: bool) -> dict:
@@ -40,8 +58,9 @@ class ToolBench(Suite):
         controller="balanced",  # a free-floating robot that can fall; "assisted" stays selectable by name
     )
     cameras = Cameras(CAMERA_NAMES, POLICY_CAMERA, WIDTH, HEIGHT)
-    contract = "decoupled_v1"
-    builtin_policies = {"expert": "humanoidtoolbench.suites.toolbench.expert:predict"}
+    contract = register(DECOUPLED_V1).name
+    request_schema = REQUEST_SCHEMA
+    builtin_policies = {**DECOUPLED_V1_BASELINES, "expert": "humanoidtoolbench.suites.toolbench.expert:predict"}
 
     @property
     def conditions(self) -> tuple[Condition, ...]:

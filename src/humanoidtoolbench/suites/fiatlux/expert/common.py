@@ -13,8 +13,8 @@ from typing import Callable
 
 import numpy as np
 
-from ....control.decoupled_v1 import DEFAULT_BASE_HEIGHT, JOINT_SLOTS, STATE_DIM
-from ....control.joint_position import JOINT_NAMES
+from ....control.contracts.decoupled_v1 import DEFAULT_BASE_HEIGHT, JOINT_SLOTS, STATE_DIM
+from ....control.contracts.joint_position import JOINT_NAMES
 from ...toolbench.expert.kinematics import Kinematics, Reach
 from ...toolbench.expert.skills import Context, Observation, Steps, glide
 

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.sparse.csgraph import shortest_path
 
-from ....control.decoupled_v1 import JOINT_SLOTS
-from ....control.joint_position import JOINT_NAMES
+from ....control.contracts.decoupled_v1 import JOINT_SLOTS
+from ....control.contracts.joint_position import JOINT_NAMES
 from ....robot.joints import LEG_JOINTS
 from ...findsit.navgrid import Rect
 from ...toolbench.expert.skills import Context, Steps, hold_still

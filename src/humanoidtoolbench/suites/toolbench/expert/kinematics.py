@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from ....control.assisted import AssistedController
-from ....control.decoupled_v1 import JOINT_SLOTS
+from ....control.assisted.assisted import AssistedController
+from ....control.contracts.decoupled_v1 import JOINT_SLOTS
 from ....robot.joints import ARM_JOINTS, BY_NAME
 from ....sim.scene import add_robot, new_spec
 

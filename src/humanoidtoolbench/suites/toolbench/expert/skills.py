@@ -16,7 +16,7 @@ from typing import Iterator
 import mujoco
 import numpy as np
 
-from ....control import decoupled_v1 as contract
+from ....control.contracts import decoupled_v1 as contract
 from .caution import STANDING_HEIGHT, caution_for
 from .kinematics import Kinematics, Reach
 

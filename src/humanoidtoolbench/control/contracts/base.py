@@ -2,11 +2,9 @@
 
 A contract validates a policy's chunk, decodes each row into the command its
 controllers execute and states its Gymnasium action space; a contract that
-fixes the policy state (decoupled_v1) also reads it from the simulator,
-while others leave the state to their suite's observation. Suites name
-their contract; `get(name)` returns it.
-`decoupled_v1` (the tool-use protocol) is the first; a joint-position
-contract and a discrete skill contract come with the suites that use them.
+fixes the policy state (decoupled_v1) also reads it from the simulator
+(`state_reader`), while others leave the state to their suite's observation.
+`name` is the action schema results record and a policy server declares.
 """
 
 from __future__ import annotations
@@ -66,13 +64,3 @@ class ActionContract(ABC):
     def action_space(self):
         """The Gymnasium space of one row."""
 
-
-def get(name: str) -> ActionContract:
-    from .decoupled_v1 import DECOUPLED_V1
-    from .discrete_skill import DISCRETE_SKILL_V1
-    from .joint_position import JOINT_POSITION_V1
-
-    contracts = {c.name: c for c in (DECOUPLED_V1, JOINT_POSITION_V1, DISCRETE_SKILL_V1)}
-    if name not in contracts:
-        raise ValueError(f"unknown action contract {name!r}; available: {sorted(contracts)}")
-    return contracts[name]

@@ -1,4 +1,4 @@
-"""A kinematic stepping gait for the assisted base: foot placements and leg inverse kinematics.
+"""A kinematic stepping gait for the assisted base: where the feet go (`control.legs` poses the legs).
 
 The stance foot moves backwards under the pelvis at the commanded base
 velocity (so it stays put on the floor while the base tracks that velocity)
@@ -15,38 +15,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-# Leg geometry of the G1 in its zero pose, pelvis frame (metres).
-HIP_Z = -0.1332  # hip-roll origin below the pelvis
-HIP_Y = 0.1165  # hip-roll origin, lateral
-FOOT_Y = 0.1185  # ankle, lateral
-THIGH = 0.3061  # hip roll -> knee
-SHANK = 0.3000  # knee -> ankle pitch
-ANKLE_TO_SOLE = 0.0527  # ankle pitch axis -> sole
+from ..legs import FOOT_Y, leg_ik
 
 PERIOD = 0.7  # seconds for a full left+right stride
 SWING_HEIGHT = 0.05
 SETTLED = 1e-4  # offsets below this count as home
-
-
-def leg_ik(side: str, foot: np.ndarray, foot_yaw: float) -> tuple[float, ...]:
-    """Joint angles (hip pitch, roll, yaw, knee, ankle pitch, roll) placing the sole at `foot`.
-
-    `foot` is the sole position in the level pelvis frame. The hip is treated
-    as spherical at the hip-roll origin; the error of that approximation is a
-    few millimetres over the gait's range.
-    """
-    s = 1.0 if side == "left" else -1.0
-    dx = foot[0]
-    dy = foot[1] - s * HIP_Y
-    dz = foot[2] + ANKLE_TO_SOLE - HIP_Z  # negative: ankle below hip
-    roll = math.atan2(dy - s * (FOOT_Y - HIP_Y), -dz)
-    length = math.hypot(dy - s * (FOOT_Y - HIP_Y), dz)
-    reach = min(math.hypot(dx, length), THIGH + SHANK - 1e-6)
-    cos_knee = (THIGH**2 + SHANK**2 - reach**2) / (2 * THIGH * SHANK)
-    knee = math.pi - math.acos(max(-1.0, min(1.0, cos_knee)))
-    cos_hip = (THIGH**2 + reach**2 - SHANK**2) / (2 * THIGH * reach)
-    pitch = -(math.atan2(dx, length) + math.acos(max(-1.0, min(1.0, cos_hip))))
-    return (pitch, roll, foot_yaw, knee, -(pitch + knee), -roll)
 
 
 @dataclass

@@ -1,12 +1,14 @@
 """The Recorder seam: per-step sinks that write everything an episode did into the run directory.
 
-Each sink receives every step (the command row executed, the policy state just
-before it, at a request the one the policy was sent; the step's metrics and
-ending) and every policy call (with
-the reply's own metadata), and writes its file under a `.partial` name or at
-close, so a crash leaves no complete-looking file. `close` returns the
-run-relative files written; the summary records their sizes and SHA-256.
-Offline scoring and dataset export read these files instead of re-running.
+Each sink (`Sink`) receives every step (`StepRecord`: the command row
+executed, the policy state just before it, at a request the one the policy was
+sent; the step's metrics and ending) and every policy call (with the reply's
+own metadata), and writes its file under a `.partial` name or at close, so a
+crash leaves no complete-looking file. `close` returns the run-relative files
+written; the summary records their sizes and SHA-256. The evaluator's own
+sinks are below; a suite adds its own (`Suite.sinks`: Fiatlux's bags,
+find-navigate-sit's paper metrics). Offline scoring and dataset export read
+these files instead of re-running.
 
     metrics/episode_<seed>.jsonl          one MetricsLine per step
     steps/episode_<seed>/action.npy       (T, action_dim) float64, the rows executed
@@ -21,15 +23,44 @@ import io
 import json
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from msgspec import to_builtins
 
-from ..record.files import write_bytes_atomic
-from ..record.sink import Sink, StepRecord
-from ..record.video import BackgroundEncoder, VideoWriter
+from .files import write_bytes_atomic
 from .records import MetricsLine, PolicyCall
+from .video import BackgroundEncoder, VideoWriter
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    step: int
+    action: np.ndarray
+    state: np.ndarray
+    result: Any  # the suite's StepResult
+    metrics: dict  # JSON-ready values of result.metrics
+    terminated: bool
+    truncated: bool
+
+
+class Sink:
+    """One per-step output of an episode; methods a sink does not need stay no-ops."""
+
+    def step(self, record: StepRecord) -> None:
+        pass
+
+    def policy_call(self, call) -> None:
+        pass
+
+    def close(self) -> list[Path]:
+        """Finish the files; returns their paths."""
+        return []
+
+    def abort(self) -> None:
+        """Drop partial files after a failure."""
 
 
 class _LinesSink(Sink):

@@ -4,7 +4,9 @@ Both present the same interface to the episode runner: `act(request)`
 returns the policy's `Reply` (its action, checked by the runner against the
 suite's contract, and its metadata) or raises `PolicyError` with one line;
 `info` is what the result records about the policy. `PolicySpec` is how
-worker processes re-create the policy.
+worker processes re-create the policy; the caller, who knows the suite, gives
+it the suite's built-in policy names and what a server must speak (`Speaks`),
+which the pre-flight checks against what the server declares.
 """
 
 from __future__ import annotations
@@ -16,37 +18,41 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import suites
-from ..control.decoupled_v1 import SCHEMA
-from ..policies.builtin import BUILTIN_POLICIES, builtin_checkpoint
-from ..policies.errors import PolicyCallError, PolicyError, describe_exception
-from ..policies.http_client import DEFAULT_TIMEOUT_S, HttpPolicyClient
-from ..policies.loader import LoadedPolicy, is_file_ref, load_policy
-from ..policies.model import MODEL_KEYS
-from ..policies.reply import Reply, split_reply
+from .builtin import builtin_checkpoint
+from .errors import PolicyConnectionError, PolicyError, describe_exception
+from .http_client import DEFAULT_TIMEOUT_S, HttpPolicyClient
+from .loader import LoadedPolicy, is_file_ref, load_policy
+from .model import MODEL_KEYS
+from .reply import Reply, split_reply
 
 if TYPE_CHECKING:
-    from ..policies.model.resolve import ResolvedModel
+    from .model.resolve import ResolvedModel
 
-log = logging.getLogger("humanoidtoolbench.eval")
-
-
-def builtin_policies(suite_name: str | None = None, controller: str | None = None) -> dict[str, str]:
-    """The short policy names of a suite: the baselines of the contract it speaks under `controller`
-    (its protocol's, when None) and its own (every suite's, without one)."""
-    chosen = suites.suites() if suite_name is None else (suites.get(suite_name),)
-    names: dict[str, str] = {}
-    for suite in chosen:
-        names.update(BUILTIN_POLICIES.get(suite.contract if controller is None else suite.contract_for(controller), {}))
-        names.update(suite.builtin_policies)
-    return names
+log = logging.getLogger("humanoidtoolbench.eval")  # the run log's logger (eval.rundir.LOGGER)
 
 
-def failed_call(exc: PolicyError, condition: str, seed: int, step: int, request: int, log_path) -> PolicyCallError:
-    """`exc` with where it happened, for the episode runner to raise; logged with its traceback to the run log."""
-    error = PolicyCallError(condition, seed, step, request, str(exc), str(log_path))
-    log.error("%s", error.failure, exc_info=exc)
-    return error
+@dataclass(frozen=True)
+class Speaks:
+    """What a suite's policies speak under a controller: the server a run uses must declare the same."""
+
+    suite: str
+    controller: str
+    action_schema: str
+    request_schema: str | None
+
+    def check(self, info: dict, url: str) -> None:
+        """Refuse a server whose `/info` declares another action or request schema (one line); a server
+        that declares none (a custom one, or one without `/info`) is taken at its word."""
+        expected = {"action_schema": self.action_schema, "request_schema": self.request_schema}
+        declared = {key: info.get(key) for key in expected}
+        if all(declared[key] in (None, expected[key]) for key in expected):
+            return
+        serves = " with ".join(str(v) for v in declared.values() if v is not None)
+        takes = " with ".join(str(v) for v in expected.values() if v is not None)
+        raise PolicyConnectionError(
+            f"the policy server at {url} serves {serves}, but the {self.suite} suite on {self.controller} takes {takes}; "
+            f"serve the policy with htb-serve --suite {self.suite} --controller {self.controller}"
+        )
 
 
 def report_wait(line: str) -> None:
@@ -100,7 +106,7 @@ class HttpPolicy:
     transport = "http"
     privileged = False
 
-    def __init__(self, client: HttpPolicyClient, server_info: dict) -> None:
+    def __init__(self, client: HttpPolicyClient, server_info: dict, speaks: Speaks | None = None) -> None:
         self.client = client
         self.info = {
             "policy": server_info.get("policy"),
@@ -110,7 +116,7 @@ class HttpPolicy:
             "privileged": False,
             "transport": self.transport,
             "url": client.url,
-            "action_schema": server_info.get("action_schema", SCHEMA),
+            "action_schema": server_info.get("action_schema", speaks.action_schema if speaks else None),
             **{k: server_info[k] for k in MODEL_KEYS if k in server_info},
             "server_info": server_info,
         }
@@ -136,8 +142,8 @@ class PolicySpec:
     host: str | None = None
     ports: tuple[int, ...] = ()
     timeout: float = DEFAULT_TIMEOUT_S
-    suite: str | None = None  # whose built-in names `ref` may use
-    controller: str | None = None  # what executes the commands: picks the contract of the built-in baselines
+    builtin: tuple[tuple[str, str], ...] = ()  # the suite's built-in names `ref` may use: (name, MODULE:FUNCTION)
+    speaks: Speaks | None = None  # what a server must declare (with --host)
     model: "ResolvedModel | None" = None  # a resolved `--model`: every worker loads the same files
     device: str = "auto"
 
@@ -151,14 +157,17 @@ class PolicySpec:
             return InProcessPolicy(loaded, info["checkpoint"], extra=info)
         if self.host:
             client = HttpPolicyClient(self.host, self.ports[slot % len(self.ports)], read_timeout=self.timeout, on_wait=report_wait)
-            return HttpPolicy(client, client.preflight())
-        builtin = builtin_policies(self.suite, self.controller)
+            info = client.preflight()
+            if self.speaks is not None:
+                self.speaks.check(info, client.url)
+            return HttpPolicy(client, info, self.speaks)
+        builtin = dict(self.builtin)
         loaded = load_policy(self.ref, aliases=builtin)
         return InProcessPolicy(loaded, self.checkpoint or (builtin_checkpoint(self.ref) if self.ref in builtin else None))
 
     def for_workers(self) -> "PolicySpec":
         """The same policy with a file reference made absolute, for processes with another working directory."""
-        if self.host or self.model is not None or self.ref in builtin_policies(self.suite, self.controller):
+        if self.host or self.model is not None or self.ref in dict(self.builtin):
             return self
         module_part, _, function = self.ref.rpartition(":")
         if not is_file_ref(module_part):

@@ -3,6 +3,9 @@
 State slots 0-30 hold the measured angles of the joints that action slots
 0-30 command, in the same order; state slot 31 is the base-height value of
 the last row of the most recent action chunk (0.74 before the first).
+The walking controllers (`assisted`, `balanced`) execute its `Command`; the
+suites that speak it register `DECOUPLED_V1` and read their state with its
+`StateReader`.
 """
 
 from __future__ import annotations
@@ -11,22 +14,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..robot.joints import ARM_JOINTS, BY_NAME, HAND_JOINTS
-from .contract import ActionContract, ActionError, describe
+from ...robot.joints import BY_NAME
+from ...robot.stance import HOME_PELVIS_HEIGHT, UPPER_BODY
+from .base import ActionContract, ActionError, describe
 
 SCHEMA = "decoupled_v1"
 ACTION_DIM = 36
 STATE_DIM = 32
-DEFAULT_BASE_HEIGHT = 0.74
+DEFAULT_BASE_HEIGHT = HOME_PELVIS_HEIGHT
 WALK_ENGAGE_NORM = 0.1  # norm of slots 32-34 that switches standing to walking
 TURN_FLAG_MIN = 0.1  # |slot 34| that enables heading tracking
 
-# Torso commands (slots 28-30) in roll/pitch/yaw order drive these joints.
-TORSO_JOINTS = ("waist_roll_joint", "waist_pitch_joint", "waist_yaw_joint")
-
-JOINT_SLOTS: tuple[str, ...] = (
-    HAND_JOINTS["left"] + HAND_JOINTS["right"] + ARM_JOINTS["left"] + ARM_JOINTS["right"] + TORSO_JOINTS
-)
+# Hands, arms, then the torso (slots 28-30) in roll/pitch/yaw order.
+JOINT_SLOTS: tuple[str, ...] = UPPER_BODY
 NAV_SLOTS = ("base_height", "nav_vx", "nav_vy", "nav_turn_flag", "nav_target_yaw")
 ACTION_SLOTS: tuple[str, ...] = JOINT_SLOTS + NAV_SLOTS
 STATE_SLOTS: tuple[str, ...] = JOINT_SLOTS + ("previous_base_height",)
@@ -93,9 +93,7 @@ class DecoupledV1(ActionContract):
     def decode(self, row: np.ndarray) -> Command:
         return decode(row)
 
-    def state_reader(self, model):
-        from .state import StateReader
-
+    def state_reader(self, model) -> "StateReader":
         return StateReader(model)
 
     def action_space(self):
@@ -111,6 +109,23 @@ class DecoupledV1(ActionContract):
         from gymnasium import spaces
 
         return spaces.Box(-np.inf, np.inf, (STATE_DIM,), np.float32)
+
+
+class StateReader:
+    """Reads the 32-value policy state from a compiled scene (MuJoCo model and data)."""
+
+    def __init__(self, model) -> None:
+        self._qpos = np.array([model.jnt_qposadr[model.joint(n).id] for n in JOINT_SLOTS])
+
+    def read(self, data, previous_base_height: float = DEFAULT_BASE_HEIGHT) -> np.ndarray:
+        state = np.empty(STATE_DIM, dtype=np.float32)
+        state[:31] = data.qpos[self._qpos]
+        state[31] = previous_base_height
+        return state
+
+    def write(self, data, values: np.ndarray) -> None:
+        """Set the 31 measured joints (for tests and scripted scenes)."""
+        data.qpos[self._qpos] = values[:31]
 
 
 DECOUPLED_V1 = DecoupledV1()

@@ -15,8 +15,8 @@ import mink
 import mujoco
 import numpy as np
 
-from ..robot.joints import LEG_JOINTS, PELVIS
-from .decoupled_v1 import JOINT_SLOTS
+from ...robot.joints import LEG_JOINTS, PELVIS
+from ..contracts.decoupled_v1 import JOINT_SLOTS
 
 FEET = {"left": "left_ankle_roll_link", "right": "right_ankle_roll_link"}
 SOLVER = "daqp"

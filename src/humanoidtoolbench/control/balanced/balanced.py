@@ -62,13 +62,13 @@ import mink
 import mujoco
 import numpy as np
 
-from ..robot import assets
-from ..robot.joints import BY_NAME, LEG_JOINTS, PELVIS
+from ...robot import assets
+from ...robot.joints import BY_NAME, LEG_JOINTS, PELVIS
+from ..base import BasePose, FloatingBaseController
+from ..contracts.decoupled_v1 import JOINT_SLOTS, Command
+from ..legs import FOOT_Y, leg_ik
 from .armload import ArmLoads, Lean
-from .base import BasePose, FloatingBaseController
-from .decoupled_v1 import JOINT_SLOTS, Command
 from .footsteps import SIDES, Schedule, Timing, other, rot, support_point, swing_zmp_shift, wrap
-from .gait import FOOT_Y, leg_ik
 from .preview import G, PreviewCoM
 from .wholebody import FEET, StaticFeedforward, WholeBodyIK
 
@@ -141,7 +141,7 @@ def _roll_pitch(xmat: np.ndarray) -> tuple[float, float]:
     return math.atan2(h[2, 1], h[2, 2]), -math.asin(float(np.clip(h[2, 0], -1.0, 1.0)))
 
 
-class BalancedController(FloatingBaseController):
+class BalancedController(FloatingBaseController[Command]):
     name = "balanced"
     variant = "balanced"
 

@@ -22,9 +22,9 @@ import math
 import mujoco
 import numpy as np
 
-from ..robot.joints import BY_NAME, LEG_JOINTS, PELVIS
-from .base import BasePose, Controller
-from .decoupled_v1 import JOINT_SLOTS, Command
+from ...robot.joints import BY_NAME, LEG_JOINTS, PELVIS
+from ..base import BasePose, Controller
+from ..contracts.decoupled_v1 import JOINT_SLOTS, Command
 from .gait import SteppingGait
 
 HEIGHT_RANGE = (0.55, 0.78)  # pelvis heights the legs can reach
@@ -53,7 +53,7 @@ def _clip(x: float, lo: float, hi: float) -> float:
     return min(max(x, lo), hi)
 
 
-class AssistedController(Controller):
+class AssistedController(Controller[Command]):
     name = "assisted"
     variant = "assisted"
 
