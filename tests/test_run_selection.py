@@ -86,7 +86,7 @@ def fiatlux(tmp_path_factory) -> Path:
 def test_a_fiatlux_rerun_into_one_output_is_scored_once(fiatlux, capsys):
     code, text, err = report(fiatlux, capsys)
     assert (code, err) == (0, "")
-    assert "| S03 RemoveOldBulb | 0.70 | 2 |" in text  # two episodes, not four
+    assert "| S03 RemoveOldBulb | 4.20 | 2 |" in text  # two episodes, not four
     assert text.count("(validated, superseded by") == 1
     code, text, _ = report(fiatlux, capsys, "--json")
     [subtask] = json.loads(text)["offline"]["fiatlux"]["subtasks"]

@@ -356,7 +356,7 @@ def _open_policy(args, spec):
     policy = spec.open()
     if not args.host or args.worker_count == 1:
         return policy
-    from ..eval.condition import policy_identity
+    from ..eval.identity import policy_identity
 
     if len(spec.ports) == 1:
         if (policy.info["server_info"].get("server_state") or {}).get("exclusive") is not False:
@@ -491,7 +491,7 @@ def _main(argv: list[str] | None) -> int:
 
 
 def _evaluate(args, conditions, settings_of, policy, backend) -> int:
-    from ..eval.condition import evaluate_condition
+    from ..eval.condition import RunFailed, evaluate_condition
     from ..eval.progress import ProgressReporter
     from ..eval.summary import summary_row, write_summary
 
@@ -506,6 +506,11 @@ def _evaluate(args, conditions, settings_of, policy, backend) -> int:
             failed.append(cond.name)
             rows.append(summary_row(cond.env_id, None, None))
             progress.message(f"htb-eval: {exc}")
+            continue
+        except RunFailed as exc:  # a lost worker, episodes failing validation: one line, the traceback is in the run log
+            failed.append(cond.name)
+            rows.append(summary_row(cond.env_id, None, None))
+            progress.message(f"{label}: FAILED: {exc}")
             continue
         except Exception as exc:
             failed.append(cond.name)

@@ -25,32 +25,11 @@ from ..suites.base import FELL, SUCCESS, TIMEOUT
 from .policy_source import failed_call
 from ..record.sink import StepRecord
 from .recorder import MetricsSink, PolicyCallSink, StepArraysSink, VideoRecorder
+from .derive import MetricTracker
 from .records import EpisodeSummary, PolicyCall, VideoEntry, convert
 from .rundir import RunDir
 from .settings import EvalSettings
 from .validation import validate_episode_videos
-
-
-
-class MetricTracker:
-    """ever_true / first_true_step for flags, min / max for numbers, over an episode."""
-
-    def __init__(self) -> None:
-        self.ever_true: dict[str, bool] = {}
-        self.first_true_step: dict[str, int | None] = {}
-        self.numeric_min: dict[str, float] = {}
-        self.numeric_max: dict[str, float] = {}
-
-    def update(self, values: dict, step: int) -> None:
-        for name, v in values.items():
-            if isinstance(v, (bool, np.bool_)):
-                if name not in self.ever_true:
-                    self.ever_true[name], self.first_true_step[name] = False, None
-                if v and not self.ever_true[name]:
-                    self.ever_true[name], self.first_true_step[name] = True, step
-            else:
-                self.numeric_min[name] = min(self.numeric_min.get(name, v), v)
-                self.numeric_max[name] = max(self.numeric_max.get(name, v), v)
 
 
 def _jsonable(values: dict) -> dict:

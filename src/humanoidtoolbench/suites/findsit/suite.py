@@ -10,7 +10,6 @@ Importing this module loads no simulator.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -21,7 +20,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...eval.rundir import CONFIG
 from ..base import FELL, SUCCESS, TIMEOUT, Cameras, StandardProtocol, Suite
 from . import split
 from .policies import IMAGE_KEY
@@ -30,6 +28,7 @@ MAX_DECISIONS = 100
 SKILL_STEPS = 25  # 0.5 s at 50 Hz per decision
 STOPPED = "stopped"
 EGO = "ego"
+PAPER_METRICS = "paper_metrics/episode_*/metrics.json"  # an episode's record, among the files its summary lists
 
 
 @lru_cache(maxsize=1)
@@ -147,25 +146,19 @@ class FindSit(Suite):
             summary.get("outcome"), summary.get("outcome", "unknown")
         )
 
-    def offline_report(self, output):
-        from .metrics import format_summary, read_run, summarize
+    def offline_report(self, runs):
+        from .metrics import format_summary, read_records, summarize
 
         import msgspec
 
-        if not any(Path(output).rglob("paper_metrics/*/metrics.json")):
-            if any(_is_findsit_run(config) for config in Path(output).rglob(CONFIG)):
+        files = [path for run in runs for path in run.files if path.match(PAPER_METRICS)]
+        if not files:
+            if runs and not any(run.config.get("paper_metrics") for run in runs):
                 note = "no paper metrics recorded (the runs were made without htb-eval --metrics)"
                 return f"Find-navigate-sit: {note}.", {"note": note}
             return None
-        summary = summarize(read_run(output))
+        summary = summarize(read_records(files))
         return format_summary(summary), msgspec.to_builtins(summary)
-
-
-def _is_findsit_run(config: Path) -> bool:
-    try:
-        return json.loads(config.read_text()).get("suite") == FindSit.name
-    except (OSError, ValueError, AttributeError):
-        return False
 
 
 SUITE = FindSit()
