@@ -189,7 +189,7 @@ def test_planner_fallbacks_are_lines_in_the_run_log_counted_by_htb_metrics_and_t
         provider.server.shutdown()
         provider.server.server_close()
     err = capsys.readouterr().err
-    [fallback] = [line for line in err.splitlines() if "fallback" in line]
+    [fallback] = [line for line in err.splitlines() if line.startswith("llm planner")]
     assert fallback.startswith("llm planner, step 0: no usable planner answer before the 0.5 s decision deadline "
                                "(last: InternalServerError")
     assert fallback in (run_dir / "eval_latest.log").read_text()

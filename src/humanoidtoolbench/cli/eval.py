@@ -313,12 +313,19 @@ def _describe_model(resolved):
 
 
 def _check_model_config(args) -> None:
-    """Hand the planner's configuration to the policy (and to every worker) through the environment."""
+    """Check the planner's configuration with its suite, before anything is simulated, and hand it to the
+    policy (and to every worker) through the environment; what identifies its model joins the policy's
+    identity (`args.model_identity`)."""
+    args.model_identity = None
     if args.model_config is None:
         return
     path = Path(args.model_config)
     if not path.is_file():
         raise UsageError(f"--model-config {args.model_config}: no such file")
+    try:
+        args.model_identity = suites.get(args.suite).check_model_config(path)
+    except ValueError as exc:
+        raise UsageError(f"--model-config {args.model_config}: {exc}") from None
     os.environ[MODEL_CONFIG_ENV] = str(path.resolve())
 
 
@@ -475,6 +482,8 @@ def _main(argv: list[str] | None) -> int:
         spec = _policy_spec(args)
         _make_output(args)
         policy = _open_policy(args, spec)
+        if args.model_identity is not None:  # two models behind one planner are two policies
+            policy.info["model_config"] = args.model_identity
         if args.model:
             _match_renderer(policy)
     except (assets.AssetError, PolicyLoadError, PolicyConnectionError, UsageError) as exc:

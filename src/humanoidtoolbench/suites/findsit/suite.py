@@ -141,6 +141,18 @@ class FindSit(Suite):
 
         return [PaperMetricsSink(episode, Path(run_dir), seed)]
 
+    def check_model_config(self, path: Path) -> dict:
+        """The `llm` planner's configuration, parsed and its key found, before any simulation."""
+        from .planner import api_key, model_identity, parse_model_config
+
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise ValueError(f"cannot read it ({exc.strerror})") from None
+        config = parse_model_config(data)
+        api_key(config)
+        return model_identity(config)
+
     def failure_cause(self, condition, summary: dict) -> str:
         return {TIMEOUT: "no active stop in 100 decisions", STOPPED: "stopped short of the success rule"}.get(
             summary.get("outcome"), summary.get("outcome", "unknown")
