@@ -20,8 +20,9 @@ from pathlib import Path
 
 from .. import suites
 from ..eval.integrity import verify
+from ..eval.rundir import CONFIG
 from ..eval.validation import read_summaries
-from ..suites.base import RecordedRun
+from ..suites.base import RecordedRun, Suite
 from .runs import NOT_VALIDATED, UNFINISHED, UNREADABLE, OtherRun, Selection, select
 
 
@@ -89,7 +90,7 @@ def selection_report(selection: Selection) -> ConditionReport:
     """The report of the run scored for one condition and policy, verified and derived from its episodes."""
     run_dir, name = selection.run_dir, selection.condition.name
     check = verify(run_dir)
-    config = _json(run_dir / "evaluation_config.json")
+    config = _json(run_dir / CONFIG)
     reportable, reasons = standing(name, _json(selection.result_path))
     seeds = [s for s in config.get("seeds") or [] if isinstance(s, int)]
     found, _ = read_summaries(run_dir)
@@ -205,6 +206,8 @@ def offline_sections(reports: list[ConditionReport]) -> list[Section]:
     """Each suite's section per policy, from the verified runs it scores; NOT VERIFIED runs are named, not read."""
     sections = []
     for suite in suites.suites():
+        if type(suite).offline_report is Suite.offline_report:  # the suite scores no files of its own
+            continue
         for label in policies(reports):
             mine = [r for r in reports if r.policy == label and suites.parse(r.name).suite == suite.name]
             if not mine:
