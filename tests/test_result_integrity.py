@@ -168,3 +168,17 @@ def test_a_result_written_without_hashes_is_not_verified_and_sealed_again_on_reu
     assert evaluate(out) == 0
     assert "validating that run again" in capsys.readouterr().err
     assert verify_run(run) == []
+
+
+def test_an_edited_configuration_is_not_verified_and_its_run_is_left_for_a_new_one(out, capsys):
+    run = the_run(out)
+    config = run / "evaluation_config.json"
+    config.write_text(config.read_text().replace('"policy_label": "pose-hold @ k"', '"policy_label": "expert"'))
+    assert verify_run(run) == [
+        "benchmark_result.json: evaluation_config.json changed after the result was written (sha256 mismatch)"]
+    capsys.readouterr()
+    assert evaluate(out) == 0
+    err = capsys.readouterr().err
+    assert "evaluating again because evaluation_config.json changed after its result was written" in err
+    [new] = [r for r in (out / CONDITION).glob("run-*") if r != run]
+    assert verify_run(new) == []

@@ -134,6 +134,18 @@ def _check_anchors(run_dir: Path, recorded: dict[str, str], seeds: list[int]) ->
     return found
 
 
+def changed_anchors(run_dir: str | os.PathLike) -> list[str]:
+    """The run's own files (configuration, policy info) its result recorded other hashes of: such a run
+    describes another evaluation than its result, so it is never repaired in place."""
+    run_dir = Path(run_dir)
+    try:
+        recorded = json.loads((run_dir / RESULT).read_text()).get(FILES) or {}
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        return []
+    return [name for name in _ANCHORED if name in recorded and (not (run_dir / name).is_file()
+                                                                  or file_sha256(run_dir / name) != recorded[name])]
+
+
 def verify(run_dir: str | os.PathLike, config: dict | None = None) -> RunCheck:
     """Every problem of a run: its episodes (`check_run`) and, once it has one, its result."""
     run_dir = Path(run_dir)

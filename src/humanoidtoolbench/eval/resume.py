@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .integrity import verify
+from .integrity import changed_anchors, verify
 from .provenance import fingerprint_differences
 from .rundir import CONFIG, RESULT, RunDir
 from .settings import EvalSettings
@@ -52,7 +52,8 @@ def reusable_result(
         if not run.result_path.exists():
             continue
         config = run.read_json(CONFIG)
-        diff = _differences(config, settings, fingerprint)
+        diff = _differences(config, settings, fingerprint) + [
+            f"{name} changed after its result was written" for name in changed_anchors(run.path)]
         if not diff:
             return run, verify(run.path, config), []
         if not reasons and (run.read_json(RESULT) or {}).get("status") == "validated":
