@@ -105,8 +105,10 @@ def check_result(run_dir: str | os.PathLike, config: dict) -> RunCheck:
                  if getattr(result, key) != config.get(ck)]
     if result.configuration != {key: config.get(key) for key in EvalConfig.__struct_fields__}:
         problems.append(f"{RESULT}: configuration differs from {CONFIG}")
-    recorded_policy = {k: v for k, v in result.policy_info.items() if k != "chunk_size"}
-    if recorded_policy != config.get("policy_info"):
+    def without_chunk(info) -> dict:  # the result records the chunk size its episodes saw
+        return {k: v for k, v in (info or {}).items() if k != "chunk_size"}
+
+    if without_chunk(result.policy_info) != without_chunk(config.get("policy_info")):
         problems.append(f"{RESULT}: policy_info differs from {CONFIG}")
     if canonical_sha256({k: v for k, v in raw.items() if k != SEAL}) != raw[SEAL]:  # last: the figures say more
         problems.append(f"{RESULT}: changed after it was written ({SEAL} does not match its contents)")
