@@ -147,3 +147,56 @@ def test_a_language_model_planner_end_to_end_against_a_local_server(tmp_path):
     assert [c["metadata"]["decision"]["skill"] for c in calls] == ["walk_forward", "turn", "stand"]
     summary = read(run_dir / "summaries" / "episode_0.json", EpisodeSummary)
     assert summary.outcome == "stopped" and summary.step == 2 * SKILL_STEPS + 1
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("{", "not a model config"),
+        ({"base_url": "http://localhost/v1", "model": "m", "max_tokens": 64, "temperature": 0.7}, "temperature must be 0.0"),
+        ({"base_url": "https://api.example.com/v1", "model": "m", "max_tokens": 64, "api_key_env": "HTB_TEST_NO_SUCH_KEY"},
+         "set HTB_TEST_NO_SUCH_KEY"),
+        ({"base_url": "localhost:8000", "model": "m", "max_tokens": 64}, "base_url must be an http"),
+        ({"base_url": "http://localhost/v1", "model": "m"}, "max_tokens"),
+    ],
+    ids=["not JSON", "temperature", "no key", "base_url", "missing field"],
+)
+def test_an_invalid_model_config_is_one_line_and_exit_2_before_any_simulation(tmp_path, capsys, content, message):
+    path = tmp_path / "model.json"
+    path.write_text(content if isinstance(content, str) else json.dumps(content))
+    out = tmp_path / "out"
+    assert eval_cli.main(["FINDSIT-val100", "--policy", "llm", "--model-config", str(path), "--episodes", "1",
+                          "--no-video", "--output", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"htb-eval: --model-config {path}: ") and message in err, err
+    assert not out.exists()
+
+
+def test_planner_fallbacks_are_lines_in_the_run_log_counted_by_htb_metrics_and_the_model_is_named(tmp_path, capsys):
+    """One decision whose endpoint fails until its deadline (a fallback walk), then Stop: the fallback is a line on
+    the terminal and in the run log, counted in the paper metrics, and the records name the planner's model."""
+    provider = Provider()
+    thread = threading.Thread(target=provider.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        provider.script((500, {"error": {"message": "overloaded"}}), ok(plan(1, "Stop/Stand")), ok(verdict()))
+        config = tmp_path / "model.json"
+        config.write_text(json.dumps({"base_url": provider.url, "model": "test-model", "max_tokens": 256,
+                                      "decision_deadline_s": 0.5}))
+        capsys.readouterr()
+        run_dir = run(tmp_path, "--policy", "llm", "--model-config", str(config), "--episodes", "1", "--metrics")
+    finally:
+        provider.server.shutdown()
+        provider.server.server_close()
+    err = capsys.readouterr().err
+    [fallback] = [line for line in err.splitlines() if line.startswith("llm planner")]
+    assert fallback.startswith("llm planner, step 0: no usable planner answer before the 0.5 s decision deadline "
+                               "(last: InternalServerError")
+    assert fallback in (run_dir / "eval_latest.log").read_text()
+    assert paper(run_dir, 0)["cost"]["planner_fallbacks"] == 1
+    result = json.loads((run_dir / "benchmark_result.json").read_text())
+    assert result["policy_info"]["model_config"]["model"] == "test-model"
+    assert paper(run_dir, 0)["planner"] == "llm · test-model"
+    assert metrics_cli.main([str(run_dir.parent.parent)]) == 0
+    out = capsys.readouterr().out
+    assert "Planner fallbacks: 1 | Verifier fallbacks: 0 | Retries: 0 | Invalid actions: 0" in out

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
 import numpy as np
 import pytest
 
@@ -411,6 +412,7 @@ def test_shards_count_an_overlapping_episode_once_and_a_crash_as_a_failure(tmp_p
         "| 50.0% | 0.0% | 0.0% | 0.0% |",
         "",
         "Token source: provider_exact",
+        "Planner fallbacks: 0 | Verifier fallbacks: 0 | Retries: 0 | Invalid actions: 0",
         "",
         "Notes",
         "- " + run.notes[0],
@@ -452,3 +454,12 @@ def test_reading_and_printing_need_neither_mujoco_nor_openai(tmp_path):
     env = {**os.environ, "PYTHONPATH": src}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert out.startswith("Episodes: 1 |")
+
+
+def test_records_of_two_planners_are_refused_together(tmp_path):
+    for planner in ("oracle", "random"):
+        record = msgspec.structs.replace(completed("1", "bed", find=True, steps=3, input_tokens=50, collided=False),
+                                         planner=planner)
+        m.write_episode_metrics(tmp_path / planner / "metrics.json", record)
+    with pytest.raises(m.MetricsFileError, match=r"records of 2 planners \(oracle, random\); score each planner's runs apart"):
+        m.read_run(tmp_path)

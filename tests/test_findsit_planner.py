@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import math
 import os
 import struct
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -24,6 +26,7 @@ from humanoidtoolbench.suites.findsit.metrics import CallUsage
 from humanoidtoolbench.suites.findsit.planner import (
     BACKOFF_S,
     ChatClient,
+    MAX_ATTEMPTS,
     LanguageModelPlanner,
     ModelConfig,
     Observation,
@@ -72,6 +75,7 @@ def ok(content, usage=USAGE):
 
 
 FAIL = (500, {"error": {"message": "overloaded", "type": "server_error"}})
+HANG = 0  # a status that makes the server wait instead of answering
 
 
 class Provider:
@@ -81,6 +85,7 @@ class Provider:
         self.replies: deque = deque()
         self.requests: list[dict] = []
         self.headers: list = []  # email.message.Message: case-insensitive
+        self.released = threading.Event()  # set when the test ends: hanging requests give up
         provider = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -89,9 +94,13 @@ class Provider:
                 provider.requests.append(body)
                 provider.headers.append(self.headers)
                 status, payload = provider.replies.popleft() if self.path == "/v1/chat/completions" else (404, {})
-                data = json.dumps(payload).encode()
+                if status == HANG:  # answer only after `payload` seconds (or never, once the test has ended)
+                    provider.released.wait(payload)
+                    return
+                raw = isinstance(payload, str)  # a body sent as it is, e.g. an HTML error page
+                data = payload.encode() if raw else json.dumps(payload).encode()
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", "text/html" if raw else "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
@@ -115,6 +124,7 @@ def provider():
     thread = threading.Thread(target=p.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield p
+    p.released.set()
     p.server.shutdown()
     p.server.server_close()
     assert not p.replies, "scripted replies left unused"
@@ -218,6 +228,86 @@ def test_five_verifier_failures_accept_the_proposal(provider, planner, sleeps):
     assert d.action.active_stop
 
 
+def test_a_non_json_200_reply_is_retried_like_a_transport_error(provider, planner, sleeps):
+    provider.script((200, "<html><body>502 Bad Gateway</body></html>"), ok(plan(2, "Turn<left><30>")))
+    d = decide(planner)
+    assert (d.action.name, len(d.calls), d.retries, sleeps, d.planner_fallback) == ("Turn<left><30>", 2, 1, [1.0], False)
+    assert d.calls[0].error.startswith("malformed reply: ") and d.calls[0].output == ""
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        (200, {"id": "x", "object": "chat.completion"}),  # no choices
+        (200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": 5}}]}),  # content not text
+        (200, [1, 2]),  # not an object
+        ok(json.dumps({"visible_state": "A bed."})),  # an answer without an action
+        ok(json.dumps({"visible_state": "A bed.", "action_id": 2, "action_name": ["Turn"]})),  # a name that is no text
+    ],
+    ids=["no choices", "content not text", "a list", "no action", "action name a list"],
+)
+def test_a_reply_of_the_wrong_schema_is_retried(provider, planner, sleeps, bad):
+    provider.script(bad, ok(plan(2, "Turn<left><30>")))
+    d = decide(planner)
+    assert (d.action.name, len(d.calls), d.planner_fallback, sleeps) == ("Turn<left><30>", 2, False, [1.0])
+    assert d.calls[0].error is not None and d.calls[1].error is None
+
+
+def test_a_verifier_answer_without_a_verdict_is_retried(provider, planner, sleeps):
+    provider.script(ok(plan(0, "Walk<forward><normal>")), ok(json.dumps({"reason": "fine"})), ok(verdict()))
+    d = decide(planner)
+    assert (len(d.calls), d.verifier_fallback, sleeps) == (3, False, [1.0])
+    assert d.calls[1].error.startswith("malformed answer")
+
+
+def test_each_retry_and_fallback_is_one_line_on_the_terminal_and_in_the_run_log(provider, planner, sleeps, capsys, caplog):
+    provider.script(*[FAIL] * MAX_ATTEMPTS)
+    capsys.readouterr()
+    with caplog.at_level(logging.INFO, logger="humanoidtoolbench.eval"):
+        d = decide(planner, step=7)
+    assert d.planner_fallback
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == MAX_ATTEMPTS  # four retries, then the fallback
+    for attempt, (line, pause) in enumerate(zip(lines, BACKOFF_S), start=1):
+        assert line.startswith(f"llm planner, step 7: planner attempt {attempt} of {MAX_ATTEMPTS} failed (InternalServerError")
+        assert line.endswith(f"; retrying in {pause:g} s")
+    assert lines[-1].startswith(f"llm planner, step 7: no usable planner answer after {MAX_ATTEMPTS} attempts "
+                                "(last: InternalServerError")
+    assert lines[-1].endswith("; walking forward slowly (planner fallback)")
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("humanoidtoolbench.eval")] == lines
+
+
+def test_a_verifier_fallback_is_one_line_naming_the_accepted_proposal(provider, planner, capsys):
+    provider.script(ok(plan(1, "Stop/Stand")), *[ok("{not json")] * MAX_ATTEMPTS)
+    capsys.readouterr()
+    assert decide(planner).verifier_fallback
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == MAX_ATTEMPTS and "verifier attempt 1 of 5 failed (unparseable reply" in lines[0]
+    assert lines[-1] == (f"llm planner, step 0: no usable verifier answer after {MAX_ATTEMPTS} attempts "
+                         "(last: unparseable reply: no JSON object in the reply); accepting the proposal Stop/Stand "
+                         "(verifier fallback)")
+
+
+def test_a_hanging_endpoint_costs_one_decision_deadline_with_wait_lines(provider, sleeps, capsys):
+    config = ModelConfig(base_url=provider.url, model="test-model", max_tokens=512, decision_deadline_s=1.0)
+    planner = LanguageModelPlanner(ChatClient(config, environ={}), sleep=sleeps.append, wait_interval=0.25)
+    planner.reset(GOAL, seed=0)
+    provider.script((HANG, 60))
+    capsys.readouterr()
+    started = time.monotonic()
+    d = decide(planner)
+    took = time.monotonic() - started
+    assert (d.action, d.planner_fallback, len(d.calls)) == (FALLBACK_WALK, True, 1)
+    assert 0.9 < took < 10
+    lines = capsys.readouterr().err.splitlines()
+    waits = [line for line in lines if "waiting for the model" in line]
+    assert len(waits) >= 2 and waits[0].startswith(f"llm planner, step 0: waiting for the model at {provider.url} (")
+    assert waits[0].endswith("of the 1 s decision deadline)")
+    assert lines[-1].startswith("llm planner, step 0: no usable planner answer before the 1 s decision deadline "
+                                "(last: APITimeoutError")
+    assert lines[-1].endswith("; walking forward slowly (planner fallback)")
+
+
 def test_a_reply_without_usage_is_estimated_at_four_characters_a_token(provider, planner):
     content = plan(5, "Step back<0.3>")
     provider.script(ok(content, usage=None))
@@ -301,6 +391,12 @@ def test_model_config_and_key(tmp_path):
         load_model_config(path)
     with pytest.raises(PlannerError, match="temperature must be 0.0"):
         ModelConfig(base_url="http://localhost/v1", model="m", max_tokens=64, temperature=0.2)
+    for bad, message in (({"base_url": "localhost:8000/v1"}, "base_url must be an http"),
+                         ({"max_tokens": 0}, "max_tokens must be"),
+                         ({"timeout_s": 0}, "timeout_s must be"),
+                         ({"decision_deadline_s": -1}, "decision_deadline_s must be")):
+        with pytest.raises(PlannerError, match=message):
+            ModelConfig(**{"base_url": "http://localhost/v1", "model": "m", "max_tokens": 64, **bad})
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -11,7 +10,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import av
-import msgspec
 import numpy as np
 import pytest
 
@@ -19,9 +17,12 @@ import humanoidtoolbench
 from humanoidtoolbench import suites
 from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.cli import report as report_cli
+from humanoidtoolbench.eval.identity import policy_label
+from humanoidtoolbench.record.records import BenchmarkResult, read
 from humanoidtoolbench.metrics import gather
 from humanoidtoolbench.metrics.stats import wilson
-from humanoidtoolbench.record.records import BenchmarkResult, read
+
+import recorded_runs
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
 RANDOM, POSE_HOLD = "G1BallMove-L0-S", "G1IceBreak-L0-R"
@@ -37,8 +38,7 @@ def runs(tmp_path_factory) -> tuple[Path, Path]:
     assert eval_cli.main([RANDOM, "--policy", "random", "--episodes", "2", "--max-steps", "30", "--output", str(a)]) == 0
     assert eval_cli.main([POSE_HOLD, "--policy", "pose-hold", "--episodes", "1", "--max-steps", "30", "--output", str(b)]) == 0
     [path] = (b / POSE_HOLD).glob("run-*/benchmark_result.json")
-    result = json.loads(path.read_text())
-    path.write_text(json.dumps({**result, "reportable": True, "reasons": []}))
+    recorded_runs.reseal(path, reportable=True, reasons=[])
     return a, b
 
 
@@ -125,9 +125,8 @@ def test_results_are_gathered_per_policy_newest_first_across_directories(runs, t
     [old] = (a / RANDOM).glob("run-*")
     newer = old.with_name("run-20991231-000000-ffffff")
     shutil.copytree(old, newer)
-    path = newer / "benchmark_result.json"
-    path.write_text(json.dumps({**json.loads(path.read_text()), "finished_at": "2099-12-31T00:00:00+00:00"}))
-    results = gather.find_results([a, b])
+    recorded_runs.reseal(newer / "benchmark_result.json", finished_at="2099-12-31T00:00:00+00:00")
+    results, _ = gather.find_results([a, b])
     assert [(r.condition.name, r.policy, r.run_dir.name) for r in results] == [
         (RANDOM, "random", newer.name), (POSE_HOLD, "pose-hold", next((b / POSE_HOLD).glob("run-*")).name)]
     [table] = gather.suite_tables(results)
@@ -141,20 +140,21 @@ def test_results_are_gathered_per_policy_newest_first_across_directories(runs, t
 
 def test_one_success_and_one_failure_video_lowest_seeds_first(runs):
     [path] = (runs[0] / RANDOM).glob("run-*/benchmark_result.json")
-    record = read(path, BenchmarkResult)
-    outcomes = [{**o, "success": o["seed"] == 10001} for o in record.outcomes]
+    outcomes = {o["seed"]: o["seed"] == 10001 for o in read(path, BenchmarkResult).outcomes}
     suite = suites.get("toolbench")
-    videos = gather._sample_videos(suite, path.parent, msgspec.structs.replace(record, outcomes=outcomes))
+    videos = gather._sample_videos(suite, path.parent, outcomes)
     assert [(v.success, v.seed, v.camera) for v in videos] == [(True, 10001, "head_stereo_left"), (False, 10000, "head_stereo_left")]
     assert all(v.source.is_file() for v in videos)
 
 
 def test_policy_labels():
-    assert gather.policy_label({"policy": "random", "checkpoint": "builtin:random"}) == "random"
-    assert gather.policy_label({"policy": "my_policy.py:predict", "checkpoint": "run-42"}) == "my_policy.py:predict @ run-42"
-    assert gather.policy_label({}) == "unknown policy"
-    assert gather.policy_label({"policy": "zero"}, "assisted", "balanced") == "zero [assisted]"
-    assert gather.policy_label({"policy": "zero"}, "balanced", "balanced") == "zero"
+    assert policy_label({"policy": "random", "checkpoint": "builtin:random"}) == "random"
+    assert policy_label({"policy": "my_policy.py:predict", "checkpoint": "run-42"}) == "my_policy.py:predict @ run-42"
+    assert policy_label({}) == "unknown policy"
+    assert policy_label({"policy": "zero"}, "assisted", "balanced") == "zero [assisted]"
+    assert policy_label({"policy": "zero"}, "balanced", "balanced") == "zero"
+    llm = {"policy": "llm", "checkpoint": "builtin:llm", "model_config": {"model": "m-7b"}}
+    assert policy_label(llm, "balanced", "assisted") == "llm · m-7b [balanced]"
 
 
 def test_a_result_on_a_controller_the_protocol_no_longer_names_is_its_own_row_and_not_reportable(runs, tmp_path):
@@ -165,8 +165,8 @@ def test_a_result_on_a_controller_the_protocol_no_longer_names_is_its_own_row_an
     assert eval_cli.main([POSE_HOLD, "--policy", "pose-hold", "--controller", "assisted", "--episodes", "1",
                           "--max-steps", "30", "--output", str(old)]) == 0
     [path] = (old / POSE_HOLD).glob("run-*/benchmark_result.json")
-    path.write_text(json.dumps({**json.loads(path.read_text()), "reportable": True, "reasons": []}))
-    results = {r.policy: r for r in gather.find_results([b, old])}
+    recorded_runs.reseal(path, reportable=True, reasons=[])
+    results = {r.policy: r for r in gather.find_results([b, old])[0]}
     assert sorted(results) == ["pose-hold", "pose-hold [assisted]"]
     assert results["pose-hold"].report.reportable and not results["pose-hold"].report.reasons
     stale = results["pose-hold [assisted]"].report
@@ -236,7 +236,7 @@ def test_a_solved_condition_gets_its_steps_plot_and_success_video(tmp_path):
     out = tmp_path / "expert"
     assert eval_cli.main([RANDOM, "--policy", "expert", "--episodes", "1", "--max-steps", "900", "--output", str(out)]) == 0
     assert report_cli.main([str(out), "--output", str(tmp_path / "report")]) == 0
-    [result] = gather.find_results([out])
+    [result], _ = gather.find_results([out])
     [steps] = result.report.steps_to_success
     page = (tmp_path / "report" / "index.html").read_text()
     dom = Dom(page)

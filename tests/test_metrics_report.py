@@ -8,8 +8,8 @@ import pytest
 
 from humanoidtoolbench.cli import metrics as metrics_cli
 from humanoidtoolbench.metrics.report import failure_cause, load, markdown
-from humanoidtoolbench.record.files import write_json_atomic
-from humanoidtoolbench.record.records import EpisodeSummary
+
+import recorded_runs
 
 
 def summary(success, step, final=None, ever=None, lift_max=0.2):
@@ -47,31 +47,17 @@ def test_failure_causes(name, s, cause):
 
 
 def write_run(root, name, summaries):
-    """A run that passes validation (without videos) whose episodes end as `summaries` say."""
-    run = root / name / "run-20260101-000000-aaaaaa"
-    seeds = [10000 + i for i in range(len(summaries))]
-    config = {"seeds": seeds, "episodes": len(seeds), "max_steps": 3000, "record_video": False, "cameras": []}
-    write_json_atomic(run / "evaluation_config.json", config)
-    (run / "metrics").mkdir()
-    for seed, s in zip(seeds, summaries):
-        done = s["success"]
-        record = EpisodeSummary(env_id=name, seed=seed, instruction="x", step=s["step"], success=done, terminated=done,
-                                truncated=not done, outcome="success" if done else "timeout",
-                                final_metrics=s["final_metrics"], ever_true=s["ever_true"], numeric_max=s["numeric_max"])
-        write_json_atomic(run / "summaries" / f"episode_{seed}.json", record.to_json())
-        (run / "metrics" / f"episode_{seed}.jsonl").write_text("{}\n" * s["step"])
-    successes = sum(s["success"] for s in summaries)
-    (run / "benchmark_result.json").write_text(
-        json.dumps({"status": "validated", "episodes": len(summaries), "successes": successes, "reportable": False})
-    )
-    return run
+    """A sealed run that passes validation (without videos) whose episodes end as `summaries` say."""
+    return recorded_runs.write_run(root, name, [recorded_runs.episode(s["success"], s["step"], s["final_metrics"],
+                                                                      s["ever_true"], s["numeric_max"]["tool_lift"])
+                                                for s in summaries])
 
 
 def test_report_from_output_directory(tmp_path, capsys):
     write_run(tmp_path, "G1IceBreak-L1-S", [summary(True, 900), summary(True, 1100), summary(False, 3000, {"ice_broken_count": 0, "tool_lift": 0.2}, {"picked_correct_tool": True})])
-    reports = load(tmp_path)
-    r = reports["G1IceBreak-L1-S"]
-    assert (r.successes, r.episodes, r.median_steps) == (2, 3, 1000)
+    reports, unreadable = load(tmp_path)
+    [r] = reports
+    assert (r.name, r.successes, r.episodes, r.median_steps, unreadable) == ("G1IceBreak-L1-S", 2, 3, 1000, [])
     assert r.causes == {"no block broken": 1}
     text = markdown(reports)
     assert "| IceBreak | L1 | 2/3 (66.7%) | — |" in text and "no block broken (1)" in text
@@ -85,16 +71,24 @@ def test_cli_errors(tmp_path, capsys):
     assert "no validated results" in capsys.readouterr().err
 
 
-def test_a_corrupt_record_is_one_line_and_exit_2(tmp_path, capsys):
+def test_a_corrupt_result_is_a_warning_naming_it_and_exit_2_when_nothing_else_is_left(tmp_path, capsys):
     write_run(tmp_path, "G1IceBreak-L1-S", [summary(True, 900)])
     [result] = tmp_path.glob("G1IceBreak-L1-S/run-*/benchmark_result.json")
     result.write_text('{"status": "validated", "episo')
     assert metrics_cli.main([str(tmp_path)]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"cannot read {result}" in err
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith(f"htb-metrics: warning: {result} cannot be read: ") and len(err) == 2
+    assert err[1] == f"htb-metrics: no validated results under {tmp_path}"
+
+
+def test_a_result_that_is_not_a_result_is_not_verified_and_its_episodes_still_count(tmp_path, capsys):
+    write_run(tmp_path, "G1IceBreak-L1-S", [summary(True, 900)])
+    [result] = tmp_path.glob("G1IceBreak-L1-S/run-*/benchmark_result.json")
     result.write_text('{"status": "validated"}')
-    assert metrics_cli.main([str(tmp_path)]) == 2
-    assert "lacks the field 'episodes'" in capsys.readouterr().err
+    assert metrics_cli.main([str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert "benchmark_result.json: written without integrity hashes" in err
+    assert "| G1IceBreak-L1-S (NOT VERIFIED) | 1/1 | — |" in out
 
 
 def test_a_result_whose_files_changed_is_reported_as_not_verified(tmp_path, capsys):
@@ -115,5 +109,7 @@ def test_a_result_whose_files_changed_is_reported_as_not_verified(tmp_path, caps
     assert metrics_cli.main([str(tmp_path), "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["G1IceBreak-L1-S"]["verified"] is False and report["G1IceBreak-L1-S"]["causes"] == {}
-    assert report["G1IceBreak-L0-S"] == {"episodes": 1, "successes": 1, "median_steps": 800, "causes": {},
-                                         "verified": True, "problems": []}
+    [run] = (tmp_path / "G1IceBreak-L0-S").glob("run-*")
+    assert report["G1IceBreak-L0-S"] == {"condition": "G1IceBreak-L0-S", "policy": "test-policy @ test-1",
+                                         "episodes": 1, "successes": 1, "median_steps": 800, "causes": {},
+                                         "verified": True, "problems": [], "run": str(run), "other_runs": []}

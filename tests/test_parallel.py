@@ -82,8 +82,14 @@ def test_a_killed_worker_loses_only_its_episode_and_the_rerun_completes_it(tmp_p
     out = tmp_path / "out"
     args = ["--policy", f"{policy}:act_or_die", "--checkpoint", "k", *SHORT, "--workers", "2", "--output", str(out)]
     assert eval_cli.main(args) == 1
-    assert "died while running seed 10001" in capsys.readouterr().err
+    err = capsys.readouterr().err
     run = run_dir(out)
+    # One line naming the seed and the log; the traceback is in the run's log, not on the terminal.
+    assert "Traceback" not in err, err
+    [line] = [x for x in err.splitlines() if "FAILED" in x]
+    assert "died while running seed 10001" in line and str(run / "eval_latest.log") in line
+    log = (run / "eval_latest.log").read_text()
+    assert "Traceback" in log and "WorkerLost: worker" in log
     assert sorted(p.name for p in (run / "summaries").iterdir()) == ["episode_10000.json", "episode_10002.json"]
     assert not (run / "benchmark_result.json").exists()
 

@@ -36,9 +36,12 @@ def write_video(path, camera_index: int, n: int = STEP + 1, black: bool = False)
     writer.close()
 
 
-def write_metrics(root, seed: int, steps: int) -> None:
+def write_metrics(root, seed: int, steps: int, ending: str = "success") -> None:
+    """One line per step, the last one ending the episode as `ending` (its summary's outcome) says."""
     (root / "metrics").mkdir(exist_ok=True)
-    lines = [MetricsLine(episode=seed, step=k, reward=0.0, terminated=False, truncated=False, metrics={}) for k in range(1, steps + 1)]
+    last = {"reward": float(ending == "success"), "terminated": ending != "timeout", "truncated": ending == "timeout"}
+    lines = [MetricsLine(episode=seed, step=k, **(last if k == steps else {"reward": 0.0, "terminated": False, "truncated": False}),
+                         metrics={}) for k in range(1, steps + 1)]
     (root / "metrics" / f"episode_{seed}.jsonl").write_text("".join(line.encode() for line in lines))
 
 
@@ -198,7 +201,7 @@ def test_timeout_must_end_at_max_steps(tmp_path):
     assert problems_mentioning(validation.validate_run(tmp_path), "timeout at step 10", "expected step 20")
     edit_summary(tmp_path, 10000, step=MAX_STEPS)
     assert problems_mentioning(validation.validate_run(tmp_path), "10 lines for 20 steps")
-    write_metrics(tmp_path, 10000, MAX_STEPS)
+    write_metrics(tmp_path, 10000, MAX_STEPS, ending="timeout")
     assert validation.validate_run(tmp_path) == []
 
 
@@ -224,3 +227,14 @@ def test_problems_name_the_episode_to_redo(tmp_path):
     assert check.episodes[10001] == ["seed 10001: metrics/episode_10001.jsonl missing"]
     assert check.episodes[10003][0].startswith("seed 10003: summaries/episode_10003.json: not a valid EpisodeSummary")
     assert validation.validate_run(tmp_path) == check.problems
+
+
+def test_a_summary_that_disagrees_with_its_metrics_file_is_named(tmp_path):
+    make_run(tmp_path, record_video=False)
+    write_metrics(tmp_path, 10000, STEP, ending="timeout")  # the file says the episode ran out of time
+    assert problems_mentioning(validation.validate_run(tmp_path), "seed 10000: summaries/episode_10000.json says success True",
+                               "metrics/episode_10000.jsonl gives False")
+    write_metrics(tmp_path, 10000, STEP)
+    edit_summary(tmp_path, 10000, ever_true={"touched": True})
+    assert validation.validate_run(tmp_path) == [
+        "seed 10000: summaries/episode_10000.json says ever_true other values than metrics/episode_10000.jsonl"]

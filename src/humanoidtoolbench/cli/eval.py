@@ -244,12 +244,19 @@ def _describe_model(resolved):
 
 
 def _check_model_config(args) -> None:
-    """Hand the planner's configuration to the policy (and to every worker) through the environment."""
+    """Check the planner's configuration with its suite, before anything is simulated, and hand it to the
+    policy (and to every worker) through the environment; what identifies its model joins the policy's
+    identity (`args.model_identity`)."""
+    args.model_identity = None
     if args.model_config is None:
         return
     path = Path(args.model_config)
     if not path.is_file():
         raise UsageError(f"--model-config {args.model_config}: no such file")
+    try:
+        args.model_identity = suites.get(args.suite).check_model_config(path)
+    except ValueError as exc:
+        raise UsageError(f"--model-config {args.model_config}: {exc}") from None
     os.environ[MODEL_CONFIG_ENV] = str(path.resolve())
 
 
@@ -289,7 +296,7 @@ def _open_policy(args, spec):
     policy = spec.open()
     if not args.host or args.worker_count == 1:
         return policy
-    from ..eval.condition import policy_identity
+    from ..eval.identity import policy_identity
 
     if len(spec.ports) == 1:
         if (policy.info["server_info"].get("server_state") or {}).get("exclusive") is not False:
@@ -408,6 +415,8 @@ def _main(argv: list[str] | None) -> int:
         spec = _policy_spec(args)
         _make_output(args)
         policy = _open_policy(args, spec)
+        if args.model_identity is not None:  # two models behind one planner are two policies
+            policy.info["model_config"] = args.model_identity
         if args.model:
             _match_renderer(policy)
     except (assets.AssetError, PolicyLoadError, PolicyConnectionError, UsageError) as exc:
@@ -424,7 +433,7 @@ def _main(argv: list[str] | None) -> int:
 
 
 def _evaluate(args, conditions, settings_of, policy, backend) -> int:
-    from ..eval.condition import evaluate_condition
+    from ..eval.condition import RunFailed, evaluate_condition
     from ..eval.progress import ProgressReporter
     from ..eval.summary import summary_row, write_summary
 
@@ -439,6 +448,11 @@ def _evaluate(args, conditions, settings_of, policy, backend) -> int:
             failed.append(cond.name)
             rows.append(summary_row(cond.env_id, None, None))
             progress.message(f"htb-eval: {exc}")
+            continue
+        except RunFailed as exc:  # a lost worker, episodes failing validation: one line, the traceback is in the run log
+            failed.append(cond.name)
+            rows.append(summary_row(cond.env_id, None, None))
+            progress.message(f"{label}: FAILED: {exc}")
             continue
         except Exception as exc:
             failed.append(cond.name)

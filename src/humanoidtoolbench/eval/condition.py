@@ -19,15 +19,24 @@ from ..record import records
 from ..record.records import BenchmarkResult, EpisodeSummary, RunConfig
 from ..robot import assets
 from . import provenance
-from .backends import LocalBackend
+from .backends import LocalBackend, WorkerLost
+from .identity import policy_identity, policy_label
 from .progress import ProgressReporter
 from .result import build_result
 from .resume import resumable_run, reusable_result
 from .rundir import CONFIG, LOGGER, POLICY_INFO, RunDir, RunLock, RunLocked, RunLog
 from .settings import EvalSettings
-from .validation import ValidationError, check_run, compact_seeds, summarize_problems, validate_run
+from .validation import RunCheck, ValidationError, check_run, compact_seeds, summarize_problems, validate_run
 
 log = logging.getLogger(LOGGER)
+
+
+class RunFailed(RuntimeError):
+    """A run that failed as runs can (a worker lost, episodes failing validation): one line naming the
+    run's log, where the details and the traceback are."""
+
+    def __init__(self, message: str, log_path: Path) -> None:
+        super().__init__(f"{message} (details in {log_path})")
 
 
 @dataclass(frozen=True)
@@ -35,12 +44,6 @@ class ConditionOutcome:
     run: RunDir
     result: BenchmarkResult
     reused: bool
-
-
-def policy_identity(policy_info: dict) -> dict:
-    """The parts of the policy info that decide whether an earlier result is the same policy's."""
-    keys = ("policy", "checkpoint", "adapter_sha256", "transport", "privileged", "weights_sha256", "config_sha256")
-    return {k: policy_info.get(k) for k in keys}
 
 
 def condition_fingerprint(settings: EvalSettings, policy_info: dict) -> dict:
@@ -61,10 +64,10 @@ def evaluate_condition(
     label = label or settings.condition.name
     backend = backend or LocalBackend(policy)
     fingerprint = condition_fingerprint(settings, policy.info)
-    run, damage = None, []
+    run, damage = None, None
     if not rerun:
         run, damage, reasons = reusable_result(output, settings, fingerprint)
-        if run is not None and not damage:
+        if run is not None and not damage.problems:
             progress.message(f"{label}: reusing validated result {run.result_path}")
             return ConditionOutcome(run, records.read(run.result_path, BenchmarkResult), reused=True)
         if reasons:
@@ -76,7 +79,7 @@ def evaluate_condition(
     with lock, RunLog(run):
         log.info("condition %s, run %s", settings.condition.name, run.path)
         if not fresh:
-            if not damage:
+            if damage is None:
                 progress.message(f"{label}: continuing interrupted run {run.path}")
             _repair(run, settings, damage, label, progress)
         done = run.completed_seeds() & set(settings.seeds)
@@ -93,13 +96,16 @@ def evaluate_condition(
 
         try:
             backend.run(settings, run, missing, progress, finished)
+        except WorkerLost as exc:
+            log.error("%s", exc, exc_info=True)
+            raise RunFailed(str(exc), run.log_path) from None
         finally:
             progress.end_condition()
         problems = validate_run(run.path)
         if problems:
             for p in problems:
                 log.error("validation: %s", p)
-            raise ValidationError(problems)
+            raise RunFailed(str(ValidationError(problems)), run.log_path)
         result = build_result(
             settings, run.path, policy.info, fingerprint, list(summaries.values()), time.perf_counter() - started,
             backend.execution(settings.episodes),
@@ -118,30 +124,36 @@ def _claim(run, settings, output, fingerprint, policy_info, label, progress) -> 
             progress.message(f"{label}: {exc}; starting a new run")
     run = RunDir.create(output, settings.condition.name)
     lock = run.lock()  # before the configuration, which is what makes the run resumable by others
-    config = RunConfig(**msgspec.structs.asdict(settings.config()), fingerprint=fingerprint, policy_info=policy_info)
+    label = policy_label(policy_info, settings.controller, settings.suite.protocol.controller)
+    config = RunConfig(**msgspec.structs.asdict(settings.config()), fingerprint=fingerprint, policy_info=policy_info,
+                       policy_label=label)
     run.write_json(CONFIG, config.to_json())
     run.write_json(POLICY_INFO, policy_info)
     return run, lock, True
 
 
-def _repair(run: RunDir, settings: EvalSettings, damage: list[str], label: str, progress: ProgressReporter) -> None:
+def _repair(run: RunDir, settings: EvalSettings, damage: RunCheck | None, label: str,
+            progress: ProgressReporter) -> None:
     """Discard what failed its checks in a run this evaluator holds, so that the missing seeds redo it.
 
-    `damage`: what no longer matches in a finished run, whose result goes first;
-    an unfinished run is checked here, and only a damaged episode is news.
+    `damage`: what no longer matches in a finished run (`integrity.verify`), whose result goes first,
+    with the episodes it names (their files, or summaries the result no longer matches); an
+    unfinished run is checked here, and only a damaged episode is news.
     """
-    if damage:
+    if damage is not None:
         run.result_path.unlink(missing_ok=True)  # no result may stand for files about to change
-    damaged = check_run(run.path).episodes
+        damaged = damage.episodes
+    else:
+        damaged = check_run(run.path).episodes
     for seed in damaged:
         run.forget_episode(seed)
-    problems = damage or [p for seed in sorted(damaged) for p in damaged[seed]]
+    problems = damage.problems if damage is not None else [p for seed in sorted(damaged) for p in damaged[seed]]
     if not problems:
         return
     for p in problems:
         log.warning("damaged: %s", p)
     redo = sorted(set(settings.seeds) - run.completed_seeds())
-    what = f"validated result {run.result_path} cannot be reused" if damage else f"run {run.path} has damaged episodes"
+    what = f"validated result {run.result_path} cannot be reused" if damage is not None else f"run {run.path} has damaged episodes"
     todo = f"redoing {_seeds(redo)} in that run" if redo else "validating that run again"
     progress.message(f"{label}: {what}: {summarize_problems(problems)}; {todo}")
 

@@ -25,6 +25,7 @@ from ..record.recorder import MetricsSink, PolicyCallSink, StepArraysSink, StepR
 from ..record.records import EpisodeSummary, PolicyCall, VideoEntry, convert
 from ..sim.render import CameraRenderer, backend_info
 from ..suites.base import FELL, SUCCESS, TIMEOUT
+from .derive import MetricTracker
 from .rundir import LOGGER, RunDir
 from .settings import EvalSettings
 from .validation import validate_episode_videos
@@ -38,27 +39,6 @@ def failed_call(exc: PolicyError, condition: str, seed: int, step: int, request:
     error = PolicyCallError(condition, seed, step, request, str(exc), str(log_path))
     log.error("%s", error.failure, exc_info=exc)
     return error
-
-
-class MetricTracker:
-    """ever_true / first_true_step for flags, min / max for numbers, over an episode."""
-
-    def __init__(self) -> None:
-        self.ever_true: dict[str, bool] = {}
-        self.first_true_step: dict[str, int | None] = {}
-        self.numeric_min: dict[str, float] = {}
-        self.numeric_max: dict[str, float] = {}
-
-    def update(self, values: dict, step: int) -> None:
-        for name, v in values.items():
-            if isinstance(v, (bool, np.bool_)):
-                if name not in self.ever_true:
-                    self.ever_true[name], self.first_true_step[name] = False, None
-                if v and not self.ever_true[name]:
-                    self.ever_true[name], self.first_true_step[name] = True, step
-            else:
-                self.numeric_min[name] = min(self.numeric_min.get(name, v), v)
-                self.numeric_max[name] = max(self.numeric_max.get(name, v), v)
 
 
 def _jsonable(values: dict) -> dict:

@@ -1,13 +1,13 @@
-"""benchmark_result.json: the score of a validated run and everything that produced it."""
+"""benchmark_result.json: the score of a validated run, derived from its episodes, and everything that produced it, sealed."""
 
 from __future__ import annotations
 
 import datetime as _dt
 
-from ..record.records import BenchmarkResult, EpisodeSummary
+from ..record.records import BenchmarkResult, EpisodeSummary, convert
 from ..robot import assets
 from ..sim.render import backend_info
-from . import provenance
+from . import integrity, provenance
 from .settings import EvalSettings
 
 
@@ -39,22 +39,19 @@ def build_result(
 ) -> BenchmarkResult:
     """`execution`: how the episodes ran (backend, workers); recorded, never compared on resume."""
     summaries = sorted(summaries, key=lambda s: s.seed)
-    successes = sum(s.success for s in summaries)
+    derived = integrity.figures(settings.seeds, summaries)
     reasons = settings.diagnostic_reasons() + policy_reasons(policy_info)
     robot = assets.installed()
     hashes = provenance.source_hashes(settings.suite)
     config = settings.config()
-    return BenchmarkResult(
+    body = dict(
         protocol=config.protocol,
         status="validated",
         suite=config.suite,
         env_id=settings.condition.env_id,
         condition=settings.condition.name,
         configuration=config.to_json(),
-        seeds=settings.seeds,
-        episodes=len(summaries),
-        successes=successes,
-        success_rate=successes / len(summaries),
+        **derived,
         reportable=not reasons,
         reasons=reasons,
         policy_info={**policy_info, "chunk_size": chunk_size(summaries)},
@@ -62,7 +59,6 @@ def build_result(
         robot_variant=config.robot_variant,
         control_hz=config.control_hz,
         action_schema=config.action_schema,
-        outcomes=[{"seed": s.seed, "success": s.success, "step": s.step, "outcome": s.outcome} for s in summaries],
         videos=[
             # Absolute, as the protocol has every path in this file; episode summaries keep them relative.
             {"path": str(run_path.resolve() / v.path), "frames": v.frames, "sha256": v.sha256, "decoded_sha256": v.decoded_sha256}
@@ -92,5 +88,8 @@ def build_result(
         run_dir=str(run_path.resolve()),
         wall_seconds=round(wall_seconds, 3),
         episodes_per_second=round(len(summaries) / wall_seconds, 5) if wall_seconds > 0 else None,
-        finished_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        # Microseconds: which of two runs of one output finished last decides which one a report scores.
+        finished_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds"),
+        files=integrity.anchored_files(run_path, settings.seeds),
     )
+    return convert(integrity.seal(BenchmarkResult(**body, record_sha256="").to_json()), BenchmarkResult)

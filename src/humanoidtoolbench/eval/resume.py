@@ -2,8 +2,8 @@
 
 A result is reused only when its settings and its fingerprint (policy
 identity, source digest, asset manifest, runtime versions, dependency lock)
-equal the current ones and its files still match what validation recorded;
-the newest such result wins. A policy without a checkpoint identifier is
+equal the current ones and the chain from its figures down to its episodes'
+files still holds (`integrity`); the newest such result wins. A policy without a checkpoint identifier is
 never reused or continued: nothing would prove it is the same policy.
 """
 
@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..record import records
-from ..record.records import BenchmarkResult, RecordError
+from .integrity import changed_anchors, verify
 from .provenance import fingerprint_differences
 from .rundir import CONFIG, RESULT, RunDir
 from .settings import EvalSettings
-from .validation import validate_run
+from .validation import RunCheck
 
 
 def settings_differences(old: dict, new: dict) -> list[str]:
@@ -33,40 +32,33 @@ def _differences(config: dict | None, settings: EvalSettings, fingerprint: dict)
 
 def reusable_result(
     output: Path, settings: EvalSettings, fingerprint: dict
-) -> tuple[RunDir | None, list[str], list[str]]:
+) -> tuple[RunDir | None, RunCheck | None, list[str]]:
     """(run, damage, reasons): the newest finished run of these settings and fingerprint (None if there is none),
-    what no longer matches in it (empty: reuse it), and why the newest validated result of other settings or
-    fingerprint cannot be reused.
+    what no longer matches in it (no problems: reuse it), and why the newest validated result of other settings
+    or fingerprint cannot be reused.
 
     A run is finished once it has a `benchmark_result.json`, readable or not.
-    Before it is reused its result must parse as a validated one and every
-    file must still match what validation recorded (`validate_run`): a file
-    deleted or changed since is one line of damage, which the caller redoes
-    in that run rather than trusting or silently abandoning it.
+    Before it is reused the whole chain is checked (`integrity.verify`): the
+    result parses, is sealed and its figures are its episodes', every summary
+    matches the hash the result recorded and every episode file the hash its
+    summary recorded. What does not is damage, each line naming its file,
+    which the caller redoes in that run rather than trusting or silently
+    abandoning it.
     """
     if not fingerprint["policy"].get("checkpoint"):
-        return None, [], ["the policy has no checkpoint identifier, so an earlier result cannot be matched to it"]
+        return None, None, ["the policy has no checkpoint identifier, so an earlier result cannot be matched to it"]
     reasons: list[str] = []
     for run in RunDir.all_runs(output, settings.condition.name):
         if not run.result_path.exists():
             continue
         config = run.read_json(CONFIG)
-        diff = _differences(config, settings, fingerprint)
+        diff = _differences(config, settings, fingerprint) + [
+            f"{name} changed after its result was written" for name in changed_anchors(run.path)]
         if not diff:
-            return run, _damage(run, config), []
+            return run, verify(run.path, config), []
         if not reasons and (run.read_json(RESULT) or {}).get("status") == "validated":
             reasons = diff
-    return None, [], reasons
-
-
-def _damage(run: RunDir, config: dict) -> list[str]:
-    """What no longer matches in a finished run: its result, then its episodes' files."""
-    try:
-        result = records.read(run.result_path, BenchmarkResult, RESULT)
-        problems = [] if result.status == "validated" else [f"{RESULT}: status {result.status!r}, not 'validated'"]
-    except RecordError as exc:
-        problems = [str(exc)]
-    return problems + validate_run(run.path, config)
+    return None, None, reasons
 
 
 def resumable_run(output: Path, settings: EvalSettings, fingerprint: dict) -> RunDir | None:

@@ -2,8 +2,9 @@
 
 Every episode needs a summary of the recorded type, an outcome of its
 suite's vocabulary that is internally consistent, one metrics line per
-step, its other recorded files unchanged (size and SHA-256 as the summary
-recorded them) and, when videos are recorded, one decodable H.264 stream per
+step that gives the summary's figures again (`derive`: step, ending, success,
+final metrics, what was ever true), its other recorded files unchanged (size
+and SHA-256 as the summary recorded them) and, when videos are recorded, one decodable H.264 stream per
 camera with exactly `step + 1` frames at 50 frames/s, not black, and
 distinct from the other cameras. Videos are probed (fully decoded) once,
 right after the episode; later checks tie those recorded facts to the files
@@ -22,6 +23,7 @@ from ..digest import file_sha256
 from ..record.probe import VideoError, VideoFacts, probe_video
 from ..record.records import EpisodeSummary, RecordError, convert
 from ..suites.base import SUCCESS, TIMEOUT
+from .derive import FactsError, disagreements, episode_facts
 
 CONFIG_FILE = "evaluation_config.json"
 _LISTED = 12  # seeds named in one problem line before "and N more"
@@ -92,7 +94,7 @@ def check_episode(run_dir: str | os.PathLike, config: dict, summary: dict) -> li
             problems += _check_videos(run_dir, config, summary)
         problems += _check_metrics(run_dir, summary)
     problems += _check_files(run_dir, summary)
-    return [f"seed {seed}: {p}" for p in problems]
+    return [f"seed {seed}: {p}" for p in dict.fromkeys(problems)]  # a missing metrics file is named once
 
 
 def _check_outcome(summary: dict, max_steps: int, outcomes: tuple[str, ...]) -> list[str]:
@@ -112,14 +114,18 @@ def _check_outcome(summary: dict, max_steps: int, outcomes: tuple[str, ...]) -> 
 
 
 def _check_metrics(run_dir: Path, summary: dict) -> list[str]:
-    """One metrics line per step: a file cut short or padded is caught even where no size was recorded."""
-    rel = f"metrics/episode_{summary['seed']}.jsonl"
+    """The summary's figures derived again from its metrics file, one line per step: a file cut short
+    or padded is caught even where no size was recorded, and a summary that claims what its metrics
+    file does not say is named."""
+    seed = summary["seed"]
+    rel = f"metrics/episode_{seed}.jsonl"
     try:
-        with open(run_dir / rel, "rb") as f:
-            lines = sum(1 for _ in f)
-    except OSError:
-        return [f"{rel} missing"]
-    return [] if lines == summary["step"] else [f"{rel} has {lines} lines for {summary['step']} steps"]
+        facts = episode_facts(run_dir / rel, seed, rel)
+    except FactsError as exc:
+        return [str(exc)]
+    if facts.step != summary["step"]:
+        return [f"{rel} has {facts.step} lines for {summary['step']} steps"]
+    return disagreements(summary, facts, f"summaries/episode_{seed}.json", rel)
 
 
 def _check_files(run_dir: Path, summary: dict) -> list[str]:
@@ -195,7 +201,7 @@ def check_run(run_dir: str | os.PathLike, config: dict | None = None) -> RunChec
     problems: list[str] = []
     if len(seeds) != config["episodes"] or len(set(seeds)) != len(seeds):
         problems.append(f"configuration lists {len(set(seeds))} distinct seeds for {config['episodes']} episodes")
-    summaries, unreadable = _summaries(run_dir)
+    summaries, unreadable = read_summaries(run_dir)
     episodes: dict[int, list[str]] = {}
     for seed, problem in unreadable:
         if seed in seeds:
@@ -232,7 +238,7 @@ def revalidate_videos(run_dir: str | os.PathLike, config: dict) -> list[str]:
     problems = []
     if not config["record_video"]:
         return problems
-    summaries, _ = _summaries(run_dir)
+    summaries, _ = read_summaries(run_dir)
     for seed, summary in sorted(summaries.items()):
         for entry in summary.get("videos") or []:
             try:
@@ -246,7 +252,7 @@ def revalidate_videos(run_dir: str | os.PathLike, config: dict) -> list[str]:
     return problems
 
 
-def _summaries(run_dir: Path) -> tuple[dict[int, dict], list[tuple[int | None, str]]]:
+def read_summaries(run_dir: Path) -> tuple[dict[int, dict], list[tuple[int | None, str]]]:
     """Episode summaries by seed, and (seed of its name or None, problem) for files that cannot serve as one."""
     found, problems = {}, []
     for path in sorted((run_dir / "summaries").glob("episode_*.json")):

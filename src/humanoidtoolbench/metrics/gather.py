@@ -1,26 +1,27 @@
 """What an HTML report shows, gathered from htb-eval output directories (recorded files only, no simulator).
 
-A result is one policy's newest validated `benchmark_result.json` on one
-condition, found in any of the directories given; a policy is its name and
-checkpoint, as the multi-condition summary identifies it, and the controller where it is
-not the protocol's (a result on another controller is a diagnostic run, never mixed into the
-protocol's row). Counts, steps to
-success and failure causes come from `metrics.report` (which validates the
-run again); provenance from the typed result record; the sample videos
-(one success, one failure, lowest seeds first, the policy's camera) from the
-episode summaries of verified runs only.
+A result is the run `runs.select` scores for one policy and condition in any
+of the directories given (the latest validated one); a policy is its label
+(`eval.identity.policy_label`: name, checkpoint, a planner's model, and the
+controller where it is not the protocol's: a result on another controller is a
+diagnostic run, never mixed into the protocol's row). Counts, steps to success
+and failure causes come from `metrics.report`, which verifies the run and
+derives them from its episodes; provenance from the typed result record; the
+sample videos (one success, one failure, lowest seeds first, the policy's
+camera) from the episode summaries of verified runs only.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import suites
-from ..record.records import BenchmarkResult, EpisodeSummary, RecordError, convert, read
+from ..record.records import BenchmarkResult, EpisodeSummary, RecordError, read
 from ..suites.base import Condition, Suite
-from .report import ConditionReport, ReportError, result_report
+from .report import ConditionReport, ReportError, Section, selection_report
+from .report import offline_sections as report_sections
+from .runs import OtherRun, select
 from .stats import wilson
 
 
@@ -53,7 +54,7 @@ class Result:
 
     condition: Condition
     policy: str
-    record: BenchmarkResult
+    record: BenchmarkResult | None  # its provenance; None where the result does not parse (NOT VERIFIED)
     report: ConditionReport
     results_dir: Path  # the htb-eval output directory it was found in
     videos: list[Video] = field(default_factory=list)
@@ -104,30 +105,20 @@ class SuiteTable:
         return out
 
 
-def policy_label(policy_info: dict, controller: str | None = None, protocol_controller: str | None = None) -> str:
-    """A policy's name, with its checkpoint where that says more than the built-in's own name, and its
-    controller where that is not the protocol's: scores on two controllers never share a row."""
-    name, checkpoint = policy_info.get("policy") or "unknown policy", policy_info.get("checkpoint")
-    label = name if checkpoint in (None, "", f"builtin:{name}") else f"{name} @ {checkpoint}"
-    return label if controller == protocol_controller else f"{label} [{controller}]"
-
-
 def _read_result(path: Path) -> BenchmarkResult | None:
-    """The typed result at `path`, None where it is not a validated one."""
+    """The typed result at `path` for its provenance; None where it does not parse as one (then it is
+    NOT VERIFIED, and its figures come from its episodes all the same)."""
     try:
-        raw = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ReportError(f"cannot read {path}: {exc}") from None
-    if not isinstance(raw, dict) or raw.get("status") != "validated":
+        return read(path, BenchmarkResult)
+    except RecordError:
         return None
-    return convert(raw, BenchmarkResult, str(path))
 
 
-def _sample_videos(suite: Suite, run_dir: Path, record: BenchmarkResult) -> list[Video]:
+def _sample_videos(suite: Suite, run_dir: Path, outcomes: dict[int, bool]) -> list[Video]:
     """One success and one failure (lowest seeds), each as the camera the policy saw where recorded."""
     videos = []
     for success in (True, False):
-        seeds = sorted(o["seed"] for o in record.outcomes if bool(o["success"]) is success)
+        seeds = sorted(seed for seed, ok in outcomes.items() if ok is success)
         if not seeds:
             continue
         summary = read(run_dir / "summaries" / f"episode_{seeds[0]}.json", EpisodeSummary)
@@ -137,30 +128,21 @@ def _sample_videos(suite: Suite, run_dir: Path, record: BenchmarkResult) -> list
     return videos
 
 
-def find_results(dirs: list[Path]) -> list[Result]:
-    """Every (policy, condition)'s newest validated result under `dirs`, in suite and condition order."""
-    newest: dict[tuple[int, str], tuple[tuple[str, str], Path, BenchmarkResult, Path]] = {}
-    conditions = [c for s in suites.suites() for c in s.conditions]
-    for results_dir in dirs:
-        for index, cond in enumerate(conditions):
-            for path in (results_dir / cond.name).glob("run-*/benchmark_result.json"):
-                record = _read_result(path)
-                if record is None:
-                    continue
-                label = policy_label(record.policy_info, record.controller, suites.suite_of(cond).protocol.controller)
-                key, when = (index, label), (record.finished_at, path.parent.name)
-                if key not in newest or when > newest[key][0]:
-                    newest[key] = (when, path, record, results_dir)
+def find_results(dirs: list[Path]) -> tuple[list[Result], list[OtherRun]]:
+    """Every (policy, condition)'s scored run under `dirs` (`runs.select`: the latest validated one), in
+    suite and condition order, verified; and the runs whose result cannot be read."""
+    selections, unreadable = select(dirs)
     results = []
-    for (index, policy), (_, path, record, results_dir) in sorted(newest.items()):
-        cond = conditions[index]
-        report = result_report(path, cond.name)
+    for selection in selections:
+        cond = selection.condition
+        report = selection_report(selection)
         try:
-            videos = _sample_videos(suites.suite_of(cond), path.parent, record) if report.verified else []
+            videos = _sample_videos(suites.suite_of(cond), selection.run_dir, report.outcomes) if report.verified else []
         except (RecordError, KeyError) as exc:
-            raise ReportError(f"{path.parent}: {exc}") from None
-        results.append(Result(cond, policy, record, report, results_dir, videos))
-    return results
+            raise ReportError(f"{selection.run_dir}: {exc}") from None
+        results.append(Result(cond, selection.policy, _read_result(selection.result_path), report,
+                              selection.results_dir, videos))
+    return results, unreadable
 
 
 def suite_tables(results: list[Result]) -> list[SuiteTable]:
@@ -182,12 +164,6 @@ def suite_tables(results: list[Result]) -> list[SuiteTable]:
     return tables
 
 
-def offline_sections(dirs: list[Path]) -> list[tuple[Path, str, str]]:
-    """(directory, suite, Markdown) of each suite's own offline scoring of each directory, where it has one."""
-    found = []
-    for results_dir in dirs:
-        for suite in suites.suites():
-            section = suite.offline_report(results_dir)
-            if section is not None:
-                found.append((results_dir, suite.name, section[0]))
-    return found
+def offline_sections(results: list[Result]) -> list[Section]:
+    """Each suite's own scoring of each policy's verified results (`Suite.offline_report`)."""
+    return report_sections([r.report for r in results])

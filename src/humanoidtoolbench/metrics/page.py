@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import figures
 from .gather import Rate, Result, SuiteTable
+from .report import Section
 
 PLOTLY_JS = "plotly.min.js"
 GENERATOR = "htb-report"
@@ -122,10 +123,22 @@ def _code(text: str | None) -> str:
     return f"<code>{escape((text or '—')[:12])}</code>"
 
 
+class _Unread:
+    """The provenance shown for a result that does not parse as one (it is NOT VERIFIED)."""
+
+    controller = robot_variant = source_digest = finished_at = "—"
+    assets: dict = {}
+    code: dict = {}
+    versions: dict = {}
+
+
+_UNREAD = _Unread()
+
+
 def _provenance(table: SuiteTable) -> str:
     rows = []
     for result in _results(table):
-        rec = result.record
+        rec = result.record or _UNREAD
         reportable = "reportable"
         if not result.report.reportable:
             why = "; ".join(result.report.reasons) or "no reason recorded"
@@ -202,11 +215,11 @@ def _suite_section(table: SuiteTable, plot: _Plots, copies: list[Copy]) -> str:
 
 
 def render(title: str, sources: list[Path], tables: list[SuiteTable],
-           offline: list[tuple[Path, str, str]]) -> tuple[str, list[Copy]]:
+           offline: list[Section]) -> tuple[str, list[Copy]]:
     """The page and the recorded files it links to."""
     plot, copies = _Plots(), []
     sections = [_suite_section(t, plot, copies) for t in tables]
-    extra = "".join(f"<h3>{escape(suite)}: {escape(str(d))}</h3><pre>{escape(text)}</pre>" for d, suite, text in offline)
+    extra = "".join(f"<h3>{escape(s.suite)}: {escape(s.policy)}</h3><pre>{escape(s.text)}</pre>" for s in offline)
     if extra:
         heading = "<h2>Scored by the suites from their own recordings</h2>"
         sections.append(f'<section class="offline">{heading}{extra}</section>')

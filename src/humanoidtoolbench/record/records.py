@@ -131,10 +131,12 @@ class RunConfig(EvalConfig):
 
     fingerprint: dict[str, Any]
     policy_info: dict[str, Any]
+    policy_label: str = ""  # what produced the run, as reports name it (`eval.identity`); suites' records carry it
 
 
 class BenchmarkResult(Record):
-    """`benchmark_result.json`: written only after validation."""
+    """`benchmark_result.json`: written only after validation; its figures are derived from the summaries
+    and it is sealed (`eval.integrity`)."""
 
     protocol: str
     status: str
@@ -170,6 +172,8 @@ class BenchmarkResult(Record):
     wall_seconds: float
     episodes_per_second: float | None
     finished_at: str
+    files: dict[str, str]  # run-relative path -> SHA-256 of the configuration, policy info and every summary
+    record_sha256: str  # SHA-256 of the canonical JSON of every other field (`eval.integrity`)
 
 
 def convert(obj: Any, model: type[T], name: str = "record") -> T:

@@ -16,7 +16,9 @@ through it without a simulator.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar, Protocol
 
 import numpy as np
@@ -54,6 +56,17 @@ class StandardProtocol:
     control_hz: int = 50
     controller: str = "assisted"
     visual_detail: str = "fast"
+
+
+@dataclass(frozen=True)
+class RecordedRun:
+    """A run a report scores, as a suite's offline scorer sees it: verified (`eval.integrity`), with the
+    episode files its validation covered, the only ones the scorer may read."""
+
+    condition: str
+    path: Path
+    config: dict
+    files: tuple[Path, ...]
 
 
 @dataclass(frozen=True)
@@ -241,9 +254,15 @@ class Suite(ABC):
         """Why a recorded episode failed, from its summary's metrics."""
         return summary.get("outcome", "unknown")
 
-    def offline_report(self, output) -> tuple[str, dict] | None:
-        """An `htb-metrics` section scored from the suite's own recorded files under `output`
-        (Markdown and a JSON object), or None where it has none."""
+    def offline_report(self, runs: Sequence[RecordedRun]) -> tuple[str, dict] | None:
+        """A report section scored from the suite's own recorded files of `runs` (one policy's verified
+        runs of this suite, one per condition), as Markdown and a JSON object; None where it has none."""
+        return None
+
+    def check_model_config(self, path: Path) -> dict | None:
+        """What a model configuration (`htb-eval --model-config`) adds to the policy's identity, after
+        checking it before any simulation; ValueError with one line where it cannot be used. None: the
+        suite's own policies read none (a user's policy may)."""
         return None
 
 

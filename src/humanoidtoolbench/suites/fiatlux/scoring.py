@@ -190,15 +190,24 @@ def rollup(subtasks: Sequence[SubtaskScore], errand: SubtaskScore | None = None)
 
 
 def score_run(results_dir: str | os.PathLike) -> FiatluxScore:
-    """Score every bag under `results_dir` (`**/bags/episode_*.h5`), grouped by the meta's task.
+    """Score every bag under `results_dir` (`**/bags/episode_*.h5`): one run, or the runs of one policy.
 
-    The same task and seed twice means two runs (two policies, say) under one
-    directory; that is refused rather than averaged.
+    `htb-metrics` scores the bags of the runs it selects instead (`score_bags`):
+    the verified run of each subtask and policy, however many runs a directory holds.
     """
     root = Path(results_dir)
     paths = sorted(root.glob(BAG_GLOB))
     if not paths:
         raise ScoreError(f"{root}: no bags ({BAG_GLOB}) under it")
+    return score_bags(paths)
+
+
+def score_bags(paths: Sequence[str | os.PathLike]) -> FiatluxScore:
+    """Score these bags, grouped by the meta's task.
+
+    The same task and seed twice means two runs (two policies, say) among
+    them; that is refused rather than averaged.
+    """
     by_task: dict[str, list[EpisodeScore]] = defaultdict(list)
     seen: dict[tuple[str, int], Path] = {}
     for path in paths:

@@ -24,6 +24,7 @@ from .subtasks import BY_KEY, CRUSHED, DROPPED, ERRAND, TASKS, TIPPED, UNSEATED,
 
 IMAGE_KEY = "rgb_head"
 CAMERA = "head_d435"
+BAG_NAME = "bags/episode_*.h5"  # an episode's bag, among the files its summary records
 IMAGE_SIZE = 256
 # A request as a policy server checks it (the state's width and the scan's shape are the observation's).
 REQUEST_SCHEMA = RequestSchema(
@@ -130,13 +131,13 @@ class Fiatlux(Suite):
         missing = [c for c in condition.gate if not ever.get(f"gate_{c}")]
         return "never held: " + ", ".join(missing) if missing else "gate not held together long enough"
 
-    def offline_report(self, output):
-        from .bag import BAG_GLOB
-        from .scoring import markdown, score_run
+    def offline_report(self, runs):
+        from .scoring import markdown, score_bags
 
-        if not any(output.glob(BAG_GLOB)):
+        bags = [path for run in runs for path in run.files if path.match(BAG_NAME)]
+        if not bags:
             return None
-        score = score_run(output)
+        score = score_bags(bags)
         return markdown(score), score.to_json()
 
 

@@ -332,11 +332,16 @@ class QualitySummary(_Record):
     motion_jerk_m_s3: float | None
 
 
-class CostSummary(_Record):
+class CostSummary(_Record, kw_only=True):
     average_steps: float | None
     input_tokens_per_step: float | None  # pooled: total tokens / total decision steps
     visible_output_tokens_per_step: float | None
     token_sources: tuple[str, ...]
+    # Totals over the completed episodes: how often the planner's model did not answer usably.
+    planner_fallbacks: int = 0
+    verifier_fallbacks: int = 0
+    retries: int = 0
+    invalid_actions: int = 0
 
 
 class MetricsSummary(_Record, kw_only=True):
@@ -712,16 +717,26 @@ def _label(record: EpisodeRecord) -> str:
 
 
 def read_run(root: str | Path) -> RunRecords:
-    """Every metrics.json under `root` (one run or a parent of shards), each episode once.
+    """Every metrics.json under `root` (one run or a parent of shards of one planner), each episode once."""
+    root = Path(root)
+    return read_records(sorted(root.rglob(METRICS_FILE)), root)
+
+
+def read_records(paths: Sequence[str | Path], root: str | Path | None = None) -> RunRecords:
+    """These metrics files (named relative to `root` in notes), each episode once.
 
     An episode found in several files counts once: a complete record over a
     crashed one, else the first path in sorted order; the note names them all.
+    Records of two planners are never summarised together: that is refused.
     """
-    root = Path(root)
     found: dict[tuple, list[tuple[str, EpisodeRecord]]] = defaultdict(list)
-    for path in sorted(root.rglob(METRICS_FILE)):
+    for path in sorted(Path(p) for p in paths):
         record = read_episode_metrics(path)
-        found[_key(record)].append((str(path.relative_to(root)), record))
+        found[_key(record)].append((str(path.relative_to(root)) if root is not None else str(path), record))
+    planners = sorted({r.planner for copies in found.values() for _, r in copies} - {""})
+    if len(planners) > 1:
+        where = f"{root}: " if root is not None else ""
+        raise MetricsFileError(f"{where}records of {len(planners)} planners ({', '.join(planners)}); score each planner's runs apart")
     records, notes, duplicates = [], [], 0
     for copies in found.values():
         path, record = next(((p, r) for p, r in copies if isinstance(r, EpisodeMetrics)), copies[0])
@@ -795,6 +810,10 @@ def summarize(run: RunRecords) -> MetricsSummary:
             input_tokens_per_step=sum(c.input_tokens for c in costs) / steps if steps else None,
             visible_output_tokens_per_step=sum(c.visible_output_tokens for c in costs) / steps if steps else None,
             token_sources=tuple(sorted({c.token_source for c in costs})),
+            planner_fallbacks=sum(c.planner_fallbacks for c in costs),
+            verifier_fallbacks=sum(c.verifier_fallbacks for c in costs),
+            retries=sum(c.retries for c in costs),
+            invalid_actions=sum(c.invalid_actions for c in costs),
         ),
         notes=run.notes,
     )
@@ -862,6 +881,8 @@ def format_summary(summary: MetricsSummary) -> str:
         ),
         "",
         f"Token source: {', '.join(c.token_sources) or '--'}",
+        f"Planner fallbacks: {c.planner_fallbacks} | Verifier fallbacks: {c.verifier_fallbacks}"
+        f" | Retries: {c.retries} | Invalid actions: {c.invalid_actions}",
     ]
     if summary.notes:
         lines += ["", "Notes", *(f"- {note}" for note in summary.notes)]

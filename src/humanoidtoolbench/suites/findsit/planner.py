@@ -9,19 +9,30 @@ The language-model planner follows the published two-stage protocol: the
 planner sees the goal, the step, its last ten or more steps of history and
 the ego image, and proposes one action; a verifier, called only for Walk,
 Stop, Climb upstairs, the first turn of a turn-to-sit sequence and a Stop
-after sitting, accepts or replaces it. A stage that fails (transport error or
-no JSON object) is retried at the same state, at most five attempts with
-1/2/4/8 s between them; five planner failures execute Walk<forward><slow>
-without a verifier, five verifier failures accept the proposal. Every
-attempt is kept with its token usage, so retries cost what they cost.
+after sitting, accepts or replaces it. A stage that fails (a transport error,
+a reply that is not a chat completion, an answer that is no JSON object or
+not the stage's schema) is retried at the same state, at most five attempts
+with 1/2/4/8 s between them; five planner failures execute
+Walk<forward><slow> without a verifier, five verifier failures accept the
+proposal. A decision has a total deadline (`decision_deadline_s`): a stage
+that has not answered by then falls back the same way, so a hanging endpoint
+costs one deadline per decision, not five timeouts per stage. Each retry and
+fallback is one line on the terminal and in the run log, and while a call is
+outstanding a line every ten seconds says what it waits for. Every attempt is
+kept with its token usage, so retries cost what they cost.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
+import hashlib
 import json
+import logging
 import os
 import re
+import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -49,6 +60,9 @@ from .metrics import CallUsage, DecisionRecord, call_usage
 
 MAX_ATTEMPTS = 5
 BACKOFF_S = (1.0, 2.0, 4.0, 8.0)  # sleeps after failed attempts 1-4
+DECISION_DEADLINE_S = 300.0  # default: both stages of one decision, retries and pauses included
+WAIT_REPORT_S = 10.0  # a line while a call is outstanding this long, and again every as long
+ERROR_CHARS = 200  # of an error shown in a line
 HISTORY_STEPS = 10  # the least number of past steps the planner sees
 # Characters kept of each history field: enough for a sentence, small enough
 # that a hundred-step episode's prompt stays the same size from step ten on.
@@ -65,13 +79,18 @@ NO_KEY = "EMPTY"  # what keyless local servers (vLLM, llama.cpp, Ollama) accept
 
 PLANNER_STAGE, VERIFIER_STAGE = "planner", "verifier"
 
+# The evaluator's logger: the run's log file receives every line (`eval.rundir.RunLog`). A NullHandler,
+# so that outside a run (a policy server, a test) Python's last-resort handler does not print them twice.
+log = logging.getLogger("humanoidtoolbench.eval.planner")
+log.addHandler(logging.NullHandler())
+
 
 class PlannerError(ValueError):
     """A model configuration that cannot be used; one line."""
 
 
 class TransportError(RuntimeError):
-    """The endpoint gave no completion (connection, status, timeout); one line."""
+    """The endpoint gave no completion (connection, status, timeout, a reply that is not one); one line."""
 
 
 # ---------------------------------------------------------------------------
@@ -185,18 +204,43 @@ class ModelConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     temperature: float = 0.0
     response_format: dict[str, Any] | None = None  # e.g. {"type": "json_object"}
     extra_body: dict[str, Any] | None = None  # provider options, passed through
-    timeout_s: float = 120.0
+    timeout_s: float = 120.0  # one call
+    decision_deadline_s: float = DECISION_DEADLINE_S  # one decision: every call and pause of both stages
 
     def __post_init__(self) -> None:
         if self.temperature != 0.0:
             raise PlannerError(f"temperature must be 0.0 (the benchmark decodes greedily), got {self.temperature}")
+        url = urlparse(self.base_url)
+        if url.scheme not in ("http", "https") or not url.hostname:
+            raise PlannerError(f"base_url must be an http(s) URL with a host, got {self.base_url!r}")
+        for name in ("max_tokens", "timeout_s", "decision_deadline_s"):
+            if not getattr(self, name) > 0:
+                raise PlannerError(f"{name} must be more than 0, got {getattr(self, name)}")
+
+
+def parse_model_config(data: bytes) -> ModelConfig:
+    """A model config from a file's bytes; PlannerError with one line saying what is wrong."""
+    try:
+        return msgspec.json.decode(data, type=ModelConfig)
+    except msgspec.DecodeError as exc:
+        raise PlannerError(f"not a model config ({exc})") from None
 
 
 def load_model_config(path: str | Path) -> ModelConfig:
     try:
-        return msgspec.json.decode(Path(path).read_bytes(), type=ModelConfig)
-    except (OSError, msgspec.DecodeError) as exc:
-        raise PlannerError(f"{path}: not a model config ({exc})") from None
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise PlannerError(f"{path}: cannot read it ({exc.strerror})") from None
+    try:
+        return parse_model_config(data)
+    except PlannerError as exc:
+        raise PlannerError(f"{path}: {exc}") from None
+
+
+def model_identity(config: ModelConfig) -> dict:
+    """What a result records of the planner's model: its name, endpoint and a hash of every setting."""
+    text = json.dumps(msgspec.to_builtins(config), sort_keys=True, separators=(",", ":"))
+    return {"model": config.model, "base_url": config.base_url, "sha256": hashlib.sha256(text.encode()).hexdigest()}
 
 
 def api_key(config: ModelConfig, environ: Mapping[str, str] = os.environ) -> str:
@@ -214,23 +258,44 @@ class Reply:
     usage: Mapping[str, Any] | None  # the provider's usage block, as sent
 
 
+class _Message(msgspec.Struct):
+    content: str | None = None
+
+
+class _Choice(msgspec.Struct):
+    message: _Message
+
+
+class _Completion(msgspec.Struct):
+    """The part of a chat completion the planner reads; anything else in the reply is ignored."""
+
+    choices: list[_Choice]
+    usage: dict[str, Any] | None = None
+
+
 class ChatClient:
     """Chat completions with one text + PNG user message, through the `openai` package (the `llm` extra).
 
     The SDK's own retries are off: the planner's five attempts are the only
-    ones, so that every attempt is counted and backed off the same way.
+    ones, so that every attempt is counted and backed off the same way. The
+    reply's body is decoded here, against the fields the planner reads, so a
+    200 that is no chat completion (an HTML page from a proxy, another schema)
+    is a `TransportError` like any other failed call.
     """
 
     def __init__(self, config: ModelConfig, environ: Mapping[str, str] = os.environ) -> None:
         import openai  # only the language-model planner needs it
 
         self.config = config
+        self.where = config.base_url
+        self.deadline_s = config.decision_deadline_s
         self._openai = openai
         self._client = openai.OpenAI(
             base_url=config.base_url, api_key=api_key(config, environ), max_retries=0, timeout=config.timeout_s
         )
 
-    def complete(self, prompt: str, png: bytes) -> Reply:
+    def complete(self, prompt: str, png: bytes, timeout: float | None = None) -> Reply:
+        """One call, given at most `timeout` seconds (and never more than the config's `timeout_s`)."""
         image_url = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
         content = [{"type": "text", "text": prompt}, {"type": "image_url", "image_url": {"url": image_url}}]
         options: dict[str, Any] = {}
@@ -238,24 +303,33 @@ class ChatClient:
             options["response_format"] = self.config.response_format
         if self.config.extra_body is not None:
             options["extra_body"] = self.config.extra_body
+        limit = self.config.timeout_s if timeout is None else min(self.config.timeout_s, timeout)
         try:
-            response = self._client.chat.completions.create(
+            raw = self._client.chat.completions.with_raw_response.create(
                 model=self.config.model,
                 messages=[{"role": "user", "content": content}],
                 max_tokens=self.config.max_tokens,
                 temperature=self.config.temperature,
+                timeout=limit,
                 **options,
             )
+            body = raw.content
         except self._openai.OpenAIError as exc:
             raise TransportError(f"{type(exc).__name__}: {exc}".splitlines()[0]) from None
+        try:
+            response = msgspec.json.decode(body, type=_Completion)
+        except msgspec.DecodeError as exc:
+            raise TransportError(f"malformed reply: not a chat completion ({exc})") from None
         if not response.choices:
             raise TransportError("the reply has no choices")
-        usage = response.usage.model_dump() if response.usage is not None else None
-        return Reply(response.choices[0].message.content or "", usage)
+        return Reply(response.choices[0].message.content or "", response.usage)
 
 
 class Transport(Protocol):
-    def complete(self, prompt: str, png: bytes) -> Reply: ...
+    where: str  # the endpoint, as the wait lines name it
+    deadline_s: float  # one decision's total
+
+    def complete(self, prompt: str, png: bytes, timeout: float | None = None) -> Reply: ...
 
 
 # ---------------------------------------------------------------------------
@@ -383,12 +457,64 @@ def parse_json_object(text: str) -> dict[str, Any]:
     return value
 
 
+class PlannerAnswer(msgspec.Struct):
+    """The fields of a planner answer the run reads: an action (by id, name or both) and the visible state."""
+
+    visible_state: str = ""
+    action_id: int | str | None = None
+    action_name: str | None = None
+    additional_info: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if self.action_id is None and self.action_name is None:
+            raise ValueError("no action_id or action_name")
+
+
+class VerifierAnswer(msgspec.Struct):
+    """The fields of a verifier answer the run reads: a verdict and, to replace, the action to run instead."""
+
+    verdict: str
+    final_action_id: int | str | None = None
+    final_action_name: str | None = None
+    reason: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.verdict.strip().lower() not in ("accept", "replace"):
+            raise ValueError(f"verdict {self.verdict!r} is neither accept nor replace")
+
+
+SCHEMAS = {PLANNER_STAGE: PlannerAnswer, VERIFIER_STAGE: VerifierAnswer}
+
+
+def check_answer(stage: str, answer: dict[str, Any]) -> None:
+    """ValueError (one line) where an answer lacks what its stage must say or holds a field of the wrong type."""
+    try:
+        msgspec.convert(answer, SCHEMAS[stage])
+    except msgspec.ValidationError as exc:
+        raise ValueError(f"malformed answer: {exc}") from None
+
+
+def notify(line: str, level: int = logging.WARNING) -> None:
+    """A line on the terminal and in the run's log: how a run learns that its model is failing or slow."""
+    print(line, file=sys.stderr, flush=True)
+    log.log(level, "%s", line)
+
+
+def _short(error: str | None) -> str:
+    return clip(error, ERROR_CHARS) if error else "none"
+
+
 # ---------------------------------------------------------------------------
 # The language-model planner
 
 
 class LanguageModelPlanner:
-    """The two-stage planner over any `Transport` (a `ChatClient` in a run, a fake in tests)."""
+    """The two-stage planner over any `Transport` (a `ChatClient` in a run, a fake in tests).
+
+    `notify` receives each line about retries, fallbacks and waits (default:
+    the terminal and the run log); `wait_interval` is how long a call waits
+    before its first wait line, and between them.
+    """
 
     def __init__(
         self,
@@ -397,11 +523,15 @@ class LanguageModelPlanner:
         name: str = "llm",
         history_steps: int = HISTORY_STEPS,
         sleep: Callable[[float], None] = time.sleep,
+        notify: Callable[..., None] = notify,
+        wait_interval: float = WAIT_REPORT_S,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.transport = transport
         self.name = name
         self.history_steps = max(HISTORY_STEPS, history_steps)
         self.sleep = sleep  # injectable, so that tests see the backoff without waiting for it
+        self.notify, self.wait_interval, self.clock = notify, wait_interval, clock
         self._goal = ""
         self._rows: list[dict[str, Any]] = []  # one per past step, as the prompt shows it
         self._executed: list[str] = []  # the executed action names, for the stop-after-sit check
@@ -413,34 +543,78 @@ class LanguageModelPlanner:
         self._rows, self._executed = [], []
         self._sit_turn_verified = False
 
-    def _stage(self, stage: str, prompt: str, png: bytes) -> tuple[list[CallRecord], dict[str, Any] | None]:
+    def _stage(
+        self, stage: str, prompt: str, png: bytes, step: int, started: float
+    ) -> tuple[list[CallRecord], dict[str, Any] | None, str]:
+        """The calls of one stage, its answer (None: none usable) and, without one, why (for the fallback line)."""
         calls: list[CallRecord] = []
+        deadline_s = self.transport.deadline_s
+        error = None
         for attempt in range(1, MAX_ATTEMPTS + 1):
+            remaining = started + deadline_s - self.clock()
+            if remaining <= 0:
+                return calls, None, f"before the {deadline_s:g} s decision deadline (last: {_short(error)})"
             try:
-                reply = self.transport.complete(prompt, png)
+                with self._reporting_wait(step, started):
+                    reply = self.transport.complete(prompt, png, timeout=remaining)
             except TransportError as exc:
                 # The request may have been billed: its prompt is counted, estimated.
-                calls.append(CallRecord(stage, attempt, prompt, "", str(exc), call_usage(None, prompt, "")))
+                error = str(exc)
+                calls.append(CallRecord(stage, attempt, prompt, "", error, call_usage(None, prompt, "")))
             else:
                 usage = call_usage(reply.usage, prompt, reply.text)
                 try:
                     parsed = parse_json_object(reply.text)
                 except ValueError as exc:
-                    calls.append(CallRecord(stage, attempt, prompt, reply.text, f"unparseable reply: {exc}", usage))
+                    error = f"unparseable reply: {exc}"
                 else:
-                    calls.append(CallRecord(stage, attempt, prompt, reply.text, None, usage))
-                    return calls, parsed
-            if attempt < MAX_ATTEMPTS:
-                self.sleep(BACKOFF_S[attempt - 1])
-        return calls, None
+                    try:
+                        check_answer(stage, parsed)
+                    except ValueError as exc:
+                        error = str(exc)
+                    else:
+                        calls.append(CallRecord(stage, attempt, prompt, reply.text, None, usage))
+                        return calls, parsed, ""
+                calls.append(CallRecord(stage, attempt, prompt, reply.text, error, usage))
+            if attempt == MAX_ATTEMPTS:
+                break
+            pause = BACKOFF_S[attempt - 1]
+            if self.clock() + pause >= started + deadline_s:
+                return calls, None, f"before the {deadline_s:g} s decision deadline (last: {_short(error)})"
+            self.notify(f"llm planner, step {step}: {stage} attempt {attempt} of {MAX_ATTEMPTS} failed "
+                        f"({_short(error)}); retrying in {pause:g} s")
+            self.sleep(pause)
+        return calls, None, f"after {MAX_ATTEMPTS} attempts (last: {_short(error)})"
+
+    @contextlib.contextmanager
+    def _reporting_wait(self, step: int, started: float):
+        """A line every `wait_interval` seconds while the block (one call) runs."""
+        done = threading.Event()
+
+        def report() -> None:
+            while not done.wait(self.wait_interval):
+                self.notify(f"llm planner, step {step}: waiting for the model at {self.transport.where} "
+                            f"({self.clock() - started:.1f} s of the {self.transport.deadline_s:g} s decision deadline)",
+                            logging.INFO)
+
+        thread = threading.Thread(target=report, name="htb-planner-wait", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join()
 
     def decide(self, observation: Observation) -> Decision:
+        started, step = self.clock(), observation.step
         png = encode_png(observation.image)
-        prompt = planner_prompt(self._goal, observation.step, self._rows[-self.history_steps :])
-        planner_calls, plan = self._stage(PLANNER_STAGE, prompt, png)
+        prompt = planner_prompt(self._goal, step, self._rows[-self.history_steps :])
+        planner_calls, plan, why = self._stage(PLANNER_STAGE, prompt, png, step, started)
         if plan is None:
+            self.notify(f"llm planner, step {step}: no usable planner answer {why}; walking forward slowly "
+                        "(planner fallback)")
             decision = Decision(FALLBACK_WALK, FALLBACK_WALK, calls=tuple(planner_calls), planner_fallback=True)
-            self._remember(observation.step, decision, {}, None)
+            self._remember(step, decision, {}, None)
             return decision
         proposed = parse_action(plan.get("action_id"), plan.get("action_name"), plan.get("additional_info"))
         route = verifier_route(proposed, self._sit_turn_verified)
@@ -449,9 +623,12 @@ class LanguageModelPlanner:
         final = proposed
         if route is not None:
             prompt = verifier_prompt(route, self._goal, proposed, self._executed[-self.history_steps :])
-            verifier_calls, verdict = self._stage(VERIFIER_STAGE, prompt, png)
+            verifier_calls, verdict, why = self._stage(VERIFIER_STAGE, prompt, png, step, started)
             if verdict is not None:
                 final = _verified(verdict, proposed)
+            else:
+                self.notify(f"llm planner, step {step}: no usable verifier answer {why}; accepting the proposal "
+                            f"{proposed.name} (verifier fallback)")
         decision = Decision(
             action=final,
             proposed=proposed,
@@ -463,7 +640,7 @@ class LanguageModelPlanner:
             verifier_fallback=route is not None and verdict is None,
         )
         self._sit_turn_verified = proposed.turn_for_sit and final.skill == TURN
-        self._remember(observation.step, decision, plan, verdict)
+        self._remember(step, decision, plan, verdict)
         return decision
 
     def _remember(
@@ -486,6 +663,6 @@ class LanguageModelPlanner:
 def _verified(verdict: Mapping[str, Any], proposed: Action) -> Action:
     """The verifier's final action: its replacement when it replaces (parsed like a planner answer), else the proposal."""
     chosen_id, chosen_name = verdict.get("final_action_id"), verdict.get("final_action_name")
-    if str(verdict.get("verdict") or "accept").strip().lower() == "replace" and (chosen_id is not None or chosen_name):
+    if str(verdict["verdict"]).strip().lower() == "replace" and (chosen_id is not None or chosen_name):
         return parse_action(chosen_id, chosen_name)
     return proposed

@@ -10,7 +10,6 @@ Importing this module loads no simulator.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -22,7 +21,6 @@ from typing import ClassVar
 import numpy as np
 
 from ...control.contracts.decoupled_v1 import STATE_DIM
-from ...eval.rundir import CONFIG
 from ...policies.request_schema import Array, Field, Object, RequestSchema, String
 from ..base import FELL, SUCCESS, TIMEOUT, Cameras, StandardProtocol, Suite
 from . import split
@@ -44,6 +42,7 @@ REQUEST_SCHEMA = RequestSchema(
         Field("history", Object()),
     ),
 )
+PAPER_METRICS = "paper_metrics/episode_*/metrics.json"  # an episode's record, among the files its summary lists
 
 
 @lru_cache(maxsize=1)
@@ -157,30 +156,36 @@ class FindSit(Suite):
 
         return [PaperMetricsSink(episode, Path(run_dir), seed)]
 
+    def check_model_config(self, path: Path) -> dict:
+        """The `llm` planner's configuration, parsed and its key found, before any simulation."""
+        from .planner import api_key, model_identity, parse_model_config
+
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise ValueError(f"cannot read it ({exc.strerror})") from None
+        config = parse_model_config(data)
+        api_key(config)
+        return model_identity(config)
+
     def failure_cause(self, condition, summary: dict) -> str:
         return {TIMEOUT: "no active stop in 100 decisions", STOPPED: "stopped short of the success rule"}.get(
             summary.get("outcome"), summary.get("outcome", "unknown")
         )
 
-    def offline_report(self, output):
-        from .metrics import format_summary, read_run, summarize
+    def offline_report(self, runs):
+        from .metrics import format_summary, read_records, summarize
 
         import msgspec
 
-        if not any(Path(output).rglob("paper_metrics/*/metrics.json")):
-            if any(_is_findsit_run(config) for config in Path(output).rglob(CONFIG)):
+        files = [path for run in runs for path in run.files if path.match(PAPER_METRICS)]
+        if not files:
+            if runs and not any(run.config.get("paper_metrics") for run in runs):
                 note = "no paper metrics recorded (the runs were made without htb-eval --metrics)"
                 return f"Find-navigate-sit: {note}.", {"note": note}
             return None
-        summary = summarize(read_run(output))
+        summary = summarize(read_records(files))
         return format_summary(summary), msgspec.to_builtins(summary)
-
-
-def _is_findsit_run(config: Path) -> bool:
-    try:
-        return json.loads(config.read_text()).get("suite") == FindSit.name
-    except (OSError, ValueError, AttributeError):
-        return False
 
 
 SUITE = FindSit()
