@@ -16,7 +16,6 @@ from ..eval.thread_pools import bound_thread_pools
 from ..policies.errors import PolicyConnectionError, PolicyError, PolicyLoadError
 from ..policies.http_client import DEFAULT_TIMEOUT_S, PREFLIGHT_TIMEOUT_S
 from ..robot import assets
-from ..robot.cameras import POLICY_CAMERA
 
 DEFAULT_OUTPUT = "htb-results"
 DEFAULT_PORT = 21000
@@ -283,15 +282,10 @@ def _check_model(args) -> None:
     """--model's flags and, for a local path, its files and configuration (no model library is imported)."""
     from ..policies.model import ModelError, resolve
     from ..policies.model.device import Device
+    from ..policies.model.families import BY_NAME
 
     suite = suites.get(args.suite)
     controller = args.controller or suite.protocol.controller
-    contract, camera = suite.contract_for(controller), suite.cameras.policy_camera
-    if (contract, camera) != ("decoupled_v1", POLICY_CAMERA):
-        raise UsageError(
-            f"--model loads models that see the {POLICY_CAMERA} camera and answer decoupled_v1; "
-            f"the {args.suite} suite on {controller} shows {camera} and takes {contract}"
-        )
     if args.checkpoint:
         raise UsageError("--checkpoint goes with --policy; a --model is identified by its weight and configuration hashes")
     if args.policy_timeout is not None or len(args.ports) > 1:
@@ -299,11 +293,19 @@ def _check_model(args) -> None:
     try:
         args.device_spec = Device.parse(args.device or "auto")
         args.resolved_model = None
+        family = BY_NAME["act"]  # a hub model is one of the image families; a local one says which it is
         if not resolve.looks_like_hub_id(args.model):
             args.resolved_model = resolve.resolve(args.model, args.revision)
-            _describe_model(args.resolved_model)
+            family = BY_NAME[_describe_model(args.resolved_model).family]
     except ModelError as exc:
         raise UsageError(str(exc)) from None
+    contract, camera = suite.contract_for(controller), suite.cameras.policy_camera
+    if family.contract != contract or family.camera not in (None, camera):
+        sees = f"see the {family.camera} camera and " if family.camera else ""
+        raise UsageError(
+            f"--model: {family.name.upper()} models {sees}answer {family.contract}; "
+            f"the {args.suite} suite on {controller} shows {camera} and takes {contract}"
+        )
 
 
 def _describe_model(resolved):

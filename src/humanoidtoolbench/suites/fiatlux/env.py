@@ -43,6 +43,7 @@ from ...control.contract import get as get_contract
 from ...control.joint_position import JOINT_POSITION_V1
 from ...sim.render import CameraRenderer
 from .observation import IMAGE_SIZE, LIDAR_AZIMUTHS, LIDAR_CHANNELS, PRIVILEGED_DIM, STATE_DIM
+from .rewards import REWARDS
 from .rungs import RUNG_DIM
 from .suite import CAMERA, OBS_MODES, SUITE
 
@@ -75,6 +76,7 @@ class FiatluxEnv(gym.Env):
         self.layouts, self.layout_start = layouts, int(layout_start)
         self.cache = max(int(cache), layouts or 1)
         self.action_space = self.contract.action_space()
+        self.reward_terms = REWARDS[self.task.reward].terms  # the keys of info["reward_terms"]
         fields = {"state": _vector(STATE_DIM)}
         if self.vision:
             fields["image"] = spaces.Box(0, 255, (IMAGE_SIZE, IMAGE_SIZE, 3), np.uint8)

@@ -7,14 +7,15 @@ robot's own body.
 - Palms are measured directly: the summed contact forces between the ladder
   and the hand (the wrist yaw link, which carries the palm, and the fingers).
 - The G1 has no foot sensor, so a foot's force is estimated from joint
-  torques, as the robot would: at rest, the leg's actuator and passive torques
-  and its own gravity balance the load on the foot, J^T f = bias - tau over the
-  leg's six joints (J: the sole centre's translational Jacobian), solved for f
-  by least squares. The paper names the ankle torques; those two alone fix
-  only two of f's three components, so the knee and hip torques join them.
-  The estimate is reported while the foot touches the ladder (the simulator's
-  contact list says when) and is zero otherwise, so standing on the floor
-  registers nothing.
+  torques, as the robot would: the leg's equation of motion, M qacc + bias =
+  tau + J^T w, over its six joints, solved for the wrench w at the sole's
+  centre (J: that point's Jacobian) from the actuator and passive torques and
+  the model's inertia and gravity at the measured motion (encoders and IMU
+  give joint and base accelerations). The paper names the ankle torques;
+  those two alone fix only two of the force's three components, so the knee
+  and hip torques join them. The estimate is reported while the foot touches
+  the ladder (the simulator's contact list says when) and is zero otherwise,
+  so standing on the floor registers nothing.
 
 `exact` gives the measured contact forces of all four limbs: the privileged
 observation's version.
@@ -48,7 +49,7 @@ class RungSensor:
             self._leg_dofs.append(np.array([model.jnt_dofadr[model.joint(f"{side}_{j}_joint").id] for j in LEG]))
             for link in HAND_LINKS[side]:
                 self._limb_of[model.body(link).id] = 2 + k
-        self._jac = np.zeros((3, model.nv))
+        self._jac, self._jacr, self._mqacc = np.zeros((3, model.nv)), np.zeros((3, model.nv)), np.zeros(model.nv)
         self._f6 = np.zeros(6)
 
     def _contacts(self, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
@@ -71,13 +72,19 @@ class RungSensor:
         return forces, touching
 
     def estimate_foot(self, data: mujoco.MjData, k: int) -> np.ndarray:
-        """The load on foot k (0 left, 1 right) from its leg's joint torques, world frame, N."""
+        """The load on foot k (0 left, 1 right) from its leg's joint torques, world frame, N.
+
+        Read after a step, every quantity is the one the step's dynamics used: the leg's rows of
+        M qacc + bias - tau_actuator - tau_passive are the external wrench on the leg through the sole
+        centre's Jacobian (translation and rotation over the six leg joints), solved for (f, moment)."""
+        m = self.model
         sole = data.geom_xpos[self._soles[k]].mean(axis=0)
-        mujoco.mj_jac(self.model, data, self._jac, None, sole, self._feet[k])
+        mujoco.mj_jac(m, data, self._jac, self._jacr, sole, self._feet[k])
+        mujoco.mj_mulM(m, data, self._mqacc, data.qacc)
         dofs = self._leg_dofs[k]
-        tau = data.qfrc_bias[dofs] - data.qfrc_actuator[dofs] - data.qfrc_passive[dofs]
-        f, *_ = np.linalg.lstsq(self._jac[:, dofs].T, tau, rcond=None)
-        return f
+        tau = self._mqacc[dofs] + data.qfrc_bias[dofs] - data.qfrc_actuator[dofs] - data.qfrc_passive[dofs]
+        wrench, *_ = np.linalg.lstsq(np.vstack([self._jac[:, dofs], self._jacr[:, dofs]]).T, tau, rcond=None)
+        return wrench[:3]
 
     def read(self, data: mujoco.MjData) -> np.ndarray:
         """F_rung as the robot senses it: feet estimated while on the ladder, palms measured; (12,)."""
