@@ -33,9 +33,12 @@ DEFAULT_LAYOUT_START = 1000  # training layouts: seeds from here, never the eval
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Every setting of a PPO run. The network and PPO's numbers are RSL-RL's usual locomotion ones,
-    but the action noise starts at 0.3 (of the [-1, 1] range), not 1.0: at 1.0 every episode starts
-    as the random baseline, which falls within a second."""
+    """Every setting of a PPO run. The network and PPO's numbers are RSL-RL's usual locomotion ones
+    but for the action noise, which starts at 0.15 (of the [-1, 1] range) rather than 1.0, and the
+    entropy bonus, 0.001 rather than 0.01: at 1.0 every episode starts as the random baseline, which
+    falls within a second, and at 0.3 with 0.01 the entropy bonus outweighed the small per-step
+    rewards on the climb and drove the noise up (0.30 to 0.40 over the first 36,000 steps, episodes
+    still about 60 steps long)."""
 
     env_id: str
     steps: int
@@ -47,13 +50,13 @@ class TrainConfig:
     layout_start: int = DEFAULT_LAYOUT_START
     actor_hidden_dims: tuple[int, ...] = (256, 128, 64)
     critic_hidden_dims: tuple[int, ...] = (256, 128, 64)
-    init_std: float = 0.3
+    init_std: float = 0.15
     learning_rate: float = 1e-3
     num_learning_epochs: int = 5
     num_mini_batches: int = 4
     gamma: float = 0.99
     lam: float = 0.95
-    entropy_coef: float = 0.01
+    entropy_coef: float = 0.001
     clip_param: float = 0.2
     desired_kl: float = 0.01
     save_interval: int = 50  # iterations between RSL-RL's own checkpoints (and curve.json writes)
