@@ -11,6 +11,11 @@ drawn from the episode's own generator):
 The lidar is a 32 x 180 scan (elevations -25..25 degrees, 2 degree azimuth
 steps) from the head, cast against the scene (not the robot), up to 10 m,
 scaled by 0.1. The image is the head RGB camera, 256 x 256, 69.4 degrees.
+
+That is the standard observation mode. The privileged mode (`exact_state`,
+the episode's `privileged_vector`) is the same vector without noise beside
+the paper's privileged state: the poses of `POSED`, the four score distances
+and the two seat flags (48 values).
 """
 
 from __future__ import annotations
