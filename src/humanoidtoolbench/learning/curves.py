@@ -27,6 +27,8 @@ class CurveWriter(LogWriter):
         self.rows: dict[int, dict[str, float]] = {}
 
     def add_scalar(self, tag: str, scalar_value: float, global_step: int) -> None:
+        if tag.endswith("/time"):  # RSL-RL logs these against elapsed seconds, not iterations
+            return
         row = self.rows.setdefault(global_step, {"iteration": global_step,
                                                  "steps": (global_step + 1) * self.steps_per_iteration})
         row[tag] = float(scalar_value)

@@ -184,7 +184,9 @@ class FiatluxClimb(FiatluxTask):
     out from the ladder's origin (the middle of its footprint), which puts it
     0.46 m from the first step's nosing; the ladder stands where S02's does,
     beside the fixture. The start is jittered as every unpinned start is
-    (+-0.05 m, +-0.1 rad, joints +-0.05 rad). Success (no hold window) is the
+    (+-0.05 m in x and y, +-0.1 rad of yaw, joints +-0.05 rad: 0.81-0.90 m
+    from the ladder's origin on seeds 0-9), and would step back (at most
+    0.3 m) if the hands started in the ladder, which no seed 0-9 needs. Success (no hold window) is the
     root above 1.82 m, within 0.60 m of the ladder's origin horizontally and
     slower than 1.5 m/s, which only the top tread (pelvis at 1.97 m) allows;
     a fall is the only early ending. Episodes last 120 s.
