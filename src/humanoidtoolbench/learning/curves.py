@@ -5,8 +5,10 @@ return, length and per-term reward sums of the episodes that ended in it,
 the losses, the action noise) become one row of `curve.json`, with the
 environment steps done by the end of that iteration. `plot` draws the mean
 return and every reward term against steps as an SVG with matplotlib (no
-browser or image server needed); terms that were zero throughout are named
-in the caption instead of drawn.
+browser or image server needed): each iteration's value faint, its mean
+over the last `SMOOTH` iterations solid; terms that were zero throughout are
+named in the caption instead of drawn. `python -m
+humanoidtoolbench.learning.curves CURVE.json OUT.svg TITLE` draws it again.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from rsl_rl.utils.log_writer import LogWriter
 from ..record.files import write_bytes_atomic, write_json_atomic
 
 RETURN, LENGTH, TERM = "/return", "/length", "/reward/"
+SMOOTH = 25  # iterations in the running mean drawn over the raw values
 
 
 class CurveWriter(LogWriter):
@@ -53,18 +56,28 @@ def plot(rows: list[dict], path: Path, title: str) -> Path:
     import matplotlib.pyplot as plt
 
     plt.rcParams["svg.hashsalt"] = "humanoidtoolbench"  # the same curve gives the same file
+    import numpy as np
+
     ended = [r for r in rows if RETURN in r]
     steps = [r["steps"] for r in ended]
     terms = sorted({k for r in ended for k in r if k.startswith(TERM)})
     drawn = [t for t in terms if any(r.get(t, 0.0) != 0.0 for r in ended)]
+
+    def running(values: list[float]) -> np.ndarray:
+        cum = np.cumsum(np.insert(np.asarray(values, dtype=float), 0, 0.0))
+        n = np.minimum(np.arange(1, len(values) + 1), SMOOTH)
+        return (cum[1:] - cum[np.arange(1, len(values) + 1) - n]) / n
+
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 8), sharex=True)
-    top.plot(steps, [r[RETURN] for r in ended], color="black")
-    top.set_ylabel("mean episode return")
+    returns = [r[RETURN] for r in ended]
+    top.plot(steps, returns, color="black", alpha=0.2, linewidth=0.5)
+    top.plot(steps, running(returns), color="black")
+    top.set_ylabel(f"mean episode return (solid: over {SMOOTH} iterations)")
     top.set_title(title)
     top.grid(alpha=0.3)
     for t in drawn:
-        bottom.plot(steps, [r.get(t, 0.0) for r in ended], label=t.removeprefix(TERM))
-    bottom.set_ylabel("mean episode sum per term")
+        bottom.plot(steps, running([r.get(t, 0.0) for r in ended]), label=t.removeprefix(TERM))
+    bottom.set_ylabel(f"mean episode sum per term (over {SMOOTH} iterations)")
     bottom.set_xlabel("environment steps")
     bottom.set_yscale("symlog", linthresh=0.01)
     bottom.grid(alpha=0.3)
@@ -77,3 +90,11 @@ def plot(rows: list[dict], path: Path, title: str) -> Path:
     fig.savefig(buffer, format="svg", metadata={"Date": None})
     plt.close(fig)
     return write_bytes_atomic(path, buffer.getvalue())
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    curve, out, title = sys.argv[1:4]
+    plot(json.loads(Path(curve).read_text()), Path(out), title)
