@@ -233,10 +233,11 @@ def test_a_list_of_conditions_runs_each_in_order_and_summarises_them(tmp_path, c
 def test_list_envs(capsys):
     assert eval_cli.main(["--list-envs"]) == 0
     lines = capsys.readouterr().out.split()
-    assert len(lines) == 18 + 13 + 2 and lines[0] == "humanoidtoolbench/G1BallMove-L0-S"
+    assert len(lines) == 18 + 14 + 2 and lines[0] == "humanoidtoolbench/G1BallMove-L0-S"
     assert lines[18] == "FIATLUX-S01-MoveLadder-v0" and lines[29] == "FIATLUX-S12-ClimbDown-v0"
     assert lines[30] == "FIATLUX-Replace-v0"  # the whole errand, listed after the subtasks it chains
-    assert lines[31:] == ["FINDSIT-val100", "FINDSIT-val"]
+    assert lines[31] == "FIATLUX-Climb-v0"  # the standalone climbing task
+    assert lines[32:] == ["FINDSIT-val100", "FINDSIT-val"]
 
 
 @pytest.mark.parametrize(

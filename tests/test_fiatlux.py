@@ -36,7 +36,7 @@ def bulb(**over) -> BulbState:
 def snap(old=None, fresh=None, **over) -> Snapshot:
     base = dict(pelvis=np.array([0.0, 0.0, 0.78]), pelvis_tilt=0.0, pelvis_speed=0.0, heading=0.0,
                 ladder_root=np.array([3.0, 0.0, 0.0]), ladder_tilt=0.0, ladder_speed=0.0, ladder_spin=0.0,
-                tread_stance=np.array([3.0, 0.1, 1.967]), seat=np.array([3.0, 0.6, 2.236]),
+                tread_stance=np.array([3.0, 0.1, 1.967]), ladder_top=np.array([3.0, 0.1, 1.18]), seat=np.array([3.0, 0.6, 2.236]),
                 crate_pos=np.array([-2.0, 0.0, 0.0]), crate_distance=1.0, bench_start=np.array([0.0, 2.0, 0.9941]),
                 bulbs={"old_bulb": old or bulb(), "fresh_bulb": fresh or bulb()})
     return Snapshot(**{**base, **over})

@@ -380,6 +380,7 @@ def test_score_run_groups_bags_by_task_and_renders_markdown(tmp_path):
     assert result.to_json()["subtasks"][0]["episodes"][1] == {
         "task_id": s05, "seed": 1, "success": False, "broken": False, "dropped": False, "clean_success": False,
         "peak_contact_force": 0.0, "control_effort": 0.0, "length": 4, "gate_progress": 0.5,
+        "episode_return": None, "reward_terms": {},  # this bag logs no reward
     }  # fmt: skip
     assert json.loads(json.dumps(result.to_json()))["missing"][0] == "FIATLUX-S01-MoveLadder-v0"
 
@@ -394,6 +395,24 @@ def test_score_run_groups_bags_by_task_and_renders_markdown(tmp_path):
         "S04 DescendWithBulb, S07 ApproachNewBulb, S08 GrabNewBulb, S09 CarryBulbToLadder, S10 ClimbWithBulb, "
         "S11 ScrewInBulb, S12 ClimbDown.\n"
     )
+
+
+def test_the_reward_columns_sum_to_each_episodes_breakdown_and_their_means(tmp_path):
+    terms = ("progress_disposal", "fall")
+    meta = make_meta() | {"reward_terms": list(terms)}
+    progress, fall = [0.1, 0.2, 0.3], [0.0, 0.0, -4.0]
+    cols = make_columns(3, reward_progress_disposal=progress, reward_fall=fall, reward=np.add(progress, fall))
+    write_bag(tmp_path / "bags" / "episode_0.h5", meta, cols)
+    cols = make_columns(2, reward_progress_disposal=[1.0, 1.0], reward_fall=[0.0, 0.0], reward=[1.0, 1.0])
+    write_bag(tmp_path / "bags" / "episode_1.h5", meta | {"seed": 1}, cols)
+    (s05,) = score_run(tmp_path).subtasks
+    first, second = s05.episodes
+    assert first.reward_terms == pytest.approx({"progress_disposal": 0.6, "fall": -4.0}) and first.episode_return == pytest.approx(-3.4)
+    assert s05.mean_return == pytest.approx((-3.4 + 2.0) / 2)
+    assert s05.mean_reward_terms == pytest.approx({"progress_disposal": 1.3, "fall": -2.0})
+    assert "| S05 CarryBulbToDisposal | -0.7 | progress_disposal +1.3; fall -2 |" in markdown(score_run(tmp_path))
+    bad = make_columns(2, reward_fall=[0.0, 0.0], reward=[0.0, 0.0])  # a term the meta names has no column
+    assert "missing columns ['reward_progress_disposal']" in one_line_bag_error(write_bag, tmp_path / "x.h5", meta, bad)
 
 
 def test_score_run_refuses_an_empty_directory_and_two_runs_of_one_seed(tmp_path):

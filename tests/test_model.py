@@ -134,7 +134,7 @@ def test_revision_is_for_hub_ids_only(tmp_path):
     "edit, fragment",
     [
         (lambda c: c["model"].update(num_diffusion_iters=100, action_chunk_size=16), "contradictory model section: it has the keys of ACT and DP"),
-        (lambda c: c.update(model={"hidden": 3}), "names no known family (expected ACT: chunk_size + dim_model; DP: num_diffusion_iters + action_chunk_size)"),
+        (lambda c: c.update(model={"hidden": 3}), "names no known family (expected ACT: chunk_size + dim_model; DP: num_diffusion_iters + action_chunk_size; PPO: actor_hidden_dims + observation_keys)"),
         (lambda c: c["model"].update(action_dim=35), "action_dim 35 != 36"),
         (lambda c: c["model"].update(n_action_steps=5), "chunk_size 10 != n_action_steps 5"),
         (lambda c: c["data"]["transform"]["field"].update(state_min=[0.0] * 32), "state_min/max need 36 values, got 32/36"),

@@ -99,6 +99,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also record the suite's paper metrics (find-navigate-sit: segmentation per decision, paper_metrics/ per episode); off by default, since they cost a render per decision",
     )
+    opts = p.add_argument_group("episode options (suites that have them: Fiatlux; any but the default is a diagnostic run)")
+    opts.add_argument("--obs-mode", choices=("standard", "privileged"),
+                      help="what the policy is sent: standard (sensed; the default) or privileged (exact simulator state, "
+                      "no image or lidar: results are marked and never reportable)")
+    opts.add_argument("--no-randomize", action="store_true", help="turn every randomisation off (lights, tint, start jitter, hand friction)")
+    opts.add_argument("--prop-scale", action="store_true", help="scale the ladder, socket and fresh bulb per layout seed")
     run = p.add_argument_group("parallel and cluster runs")
     run.add_argument(
         "--workers",
@@ -221,8 +227,10 @@ def _check_model(args) -> None:
     """--model's flags and, for a local path, its files and configuration (no model library is imported)."""
     from ..policies.model import ModelError, resolve
     from ..policies.model.device import Device
+    from ..policies.model.families import BY_NAME
 
-    check_model_fits(suites.get(args.suite), args.controller)
+    suite = suites.get(args.suite)
+    controller = args.controller or suite.protocol.controller
     if args.checkpoint:
         raise UsageError("--checkpoint goes with --policy; a --model is identified by its weight and configuration hashes")
     if args.policy_timeout is not None or len(args.ports) > 1:
@@ -230,11 +238,21 @@ def _check_model(args) -> None:
     try:
         args.device_spec = Device.parse(args.device or "auto")
         args.resolved_model = None
+        family = BY_NAME["act"]  # a hub model is one of the image families; a local one says which it is
         if not resolve.looks_like_hub_id(args.model):
             args.resolved_model = resolve.resolve(args.model, args.revision)
-            _describe_model(args.resolved_model)
+            family = BY_NAME[_describe_model(args.resolved_model).family]
     except ModelError as exc:
         raise UsageError(str(exc)) from None
+    contract, camera = suite.contract_for(controller), suite.cameras.policy_camera
+    if family.contract != contract or family.camera not in (None, camera):
+        sees = f"see the {family.camera} camera and " if family.camera else ""
+        raise UsageError(
+            f"--model: {family.name.upper()} models {sees}answer {family.contract}; "
+            f"the {args.suite} suite on {controller} shows {camera} and takes {contract}"
+        )
+    if family.camera is not None:
+        check_model_fits(suite, controller)  # an image family reads the tool-use request
 
 
 def _describe_model(resolved):
@@ -263,6 +281,26 @@ def _check_model_config(args) -> None:
 def _check_metrics(args, suite) -> None:
     if args.metrics and not suite.paper_metrics:
         raise UsageError(f"--metrics: the {suite.name} suite has no paper metrics (find-navigate-sit has)")
+
+
+# Episode-option flags: flag -> (option name, its value from the parsed arguments, None when not given).
+OPTION_FLAGS = {
+    "--obs-mode": ("obs_mode", lambda a: a.obs_mode),
+    "--no-randomize": ("randomize", lambda a: False if a.no_randomize else None),
+    "--prop-scale": ("prop_scale", lambda a: True if a.prop_scale else None),
+}
+
+
+def _check_options(args, suite) -> None:
+    """The episode options given, checked against the suite's (`Suite.options`)."""
+    args.options = {}
+    for flag, (name, read) in OPTION_FLAGS.items():
+        value = read(args)
+        if value is None:
+            continue
+        if name not in suite.options:
+            raise UsageError(f"{flag}: the {suite.name} suite's episodes have no such option (Fiatlux's have)")
+        args.options[name] = value
 
 
 def _policy_spec(args):
@@ -361,7 +399,8 @@ def _dry_run(args, conditions, settings_of) -> None:
         print(
             f"[{k}/{len(conditions)}] {cond.env_id}: {s.episodes} episodes, seeds {seeds}, {s.max_steps} steps, the {s.controller} controller, "
             f"{'videos of ' + ', '.join(s.cameras) if s.record_video else 'no video'}"
-            f"{', paper metrics' if s.paper_metrics else ''}; instruction {cond.instruction!r}; "
+            f"{', paper metrics' if s.paper_metrics else ''}"
+            f"{''.join(f', {k}={v}' for k, v in s.options.items())}; instruction {cond.instruction!r}; "
             + ("standard protocol" if not reasons else "diagnostic: " + "; ".join(reasons))
         )
 
@@ -388,6 +427,7 @@ def _main(argv: list[str] | None) -> int:
         _check_source(args)
         _check_model_config(args)
         _check_metrics(args, suites.suite_of(conditions[0]))
+        _check_options(args, suites.suite_of(conditions[0]))
         _check_output(args)
         if args.backend == "ray":
             from ..eval.ray_backend import RayUnavailable, import_ray
@@ -403,7 +443,7 @@ def _main(argv: list[str] | None) -> int:
     def settings_of(cond):
         return EvalSettings(
             cond, args.episodes, args.seed_start, args.max_steps, record_video=not args.no_video, controller=args.controller,
-            paper_metrics=args.metrics,
+            paper_metrics=args.metrics, options=args.options,
         )
 
     if args.dry_run:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .. import suites
 from ..record.records import EvalConfig
@@ -22,9 +22,16 @@ class EvalSettings:
     visual_detail: str | None = None
     controller: str | None = None
     paper_metrics: bool = False  # htb-eval --metrics: the suite's opt-in metrics, recorded
+    options: dict = field(default_factory=dict)  # the suite's episode options given; the rest standard
 
     def __post_init__(self) -> None:
         p = self.suite.protocol
+        allowed = self.suite.options
+        for name, value in self.options.items():
+            if name not in allowed or value not in allowed[name]:
+                choices = ", ".join(f"{k}: {list(v)}" for k, v in allowed.items()) or "none"
+                raise ValueError(f"episode option {name}={value!r} is not one of the {self.suite.name} suite's ({choices})")
+        object.__setattr__(self, "options", {k: self.options.get(k, v[0]) for k, v in allowed.items()})
         for name, default in (
             ("episodes", p.episodes),
             ("seed_start", p.seed_start),
@@ -69,7 +76,7 @@ class EvalSettings:
             reasons.append(f"visual detail {self.visual_detail!r} instead of {p.visual_detail!r}")
         if self.controller != p.controller:
             reasons.append(f"controller {self.controller!r} instead of {p.controller!r}")
-        return reasons
+        return reasons + self.suite.option_reasons(self.options)
 
     def config(self) -> EvalConfig:
         """The settings as written to evaluation_config.json and compared on resume."""
@@ -90,6 +97,7 @@ class EvalSettings:
             robot_variant=self.robot_variant,
             record_video=self.record_video,
             paper_metrics=self.paper_metrics,
+            options=self.options or None,
             visual_detail=self.visual_detail,
             cameras=list(self.cameras) if self.record_video else [],
             video={"fps": FPS, "width": cams.width, "height": cams.height, "codec": "h264", "encoder": CODEC},

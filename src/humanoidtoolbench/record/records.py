@@ -124,9 +124,12 @@ class EvalConfig(Record):
     # Recorded paper metrics change what a run holds: a run without them (or one written before the
     # setting existed: None on resume) is never continued with them, nor the other way round.
     paper_metrics: bool
+    # The suite's episode options (observation mode, randomisation, ...); None for a suite without any,
+    # as in configurations written before options existed.
+    options: dict[str, Any] | None = None
 
 
-class RunConfig(EvalConfig):
+class RunConfig(EvalConfig, kw_only=True):
     """`evaluation_config.json`: the settings, then what identifies the run's policy and code."""
 
     fingerprint: dict[str, Any]

@@ -154,6 +154,9 @@ class Suite(ABC):
     outcomes: ClassVar[tuple[str, ...]] = (SUCCESS, TIMEOUT, FELL)
     builtin_policies: ClassVar[dict[str, str]] = {}  # short name -> MODULE:FUNCTION
     paper_metrics: ClassVar[bool] = False  # has metrics a run opts into with htb-eval --metrics
+    # Episode options (passed to `make_episode` as keyword arguments): name -> allowed values, the
+    # standard protocol's first. A run records them; off the standard value it is diagnostic.
+    options: ClassVar[dict[str, tuple]] = {}
 
     @property
     @abstractmethod
@@ -219,9 +222,13 @@ class Suite(ABC):
         key = text.strip().lower()
         return next((c for c in self.listed if key in (c.name.lower(), c.env_id.lower())), None)
 
+    def option_reasons(self, options: dict) -> list[str]:
+        """Why these episode options are not the standard protocol (empty when they are)."""
+        return [f"{k} {v!r} instead of {self.options[k][0]!r}" for k, v in options.items() if v != self.options[k][0]]
+
     @abstractmethod
     def make_episode(self, condition: Condition, seed: int, controller, detail: str) -> Episode:
-        """A fresh episode (reset by the caller)."""
+        """A fresh episode (reset by the caller); a suite with `options` also takes them as keywords."""
 
     @abstractmethod
     def build_request(self, episode: Episode, image: np.ndarray, reset: bool) -> dict:

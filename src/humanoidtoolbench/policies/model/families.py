@@ -2,7 +2,9 @@
 
 A native checkpoint's family is read from the keys of its `run_config.json`
 model section; a LeRobot checkpoint is recognised by its `config.json` with
-a policy `type`. Add a family with a row here and a module with `build`.
+a policy `type`. A row also says which action contract the family answers
+and which camera it sees, which `htb-eval` checks against the suite. Add a
+family with a row here and a module with `build`.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...robot.cameras import POLICY_CAMERA
 from . import ModelError
 
 NATIVE_CONFIG = "run_config.json"
@@ -23,12 +26,16 @@ class Family:
     keys: tuple[str, ...]  # all present in the model section: this family
     builder: str  # module under policies.model whose build(resolved, raw_config, device) returns the policy
     schema: str | None  # the model section's type in runconfig, checked before any model library loads
+    contract: str = "decoupled_v1"  # the action contract it answers
+    camera: str | None = POLICY_CAMERA  # the camera it sees; None: it reads vectors only
 
 
 FAMILIES = (
     Family("act", NATIVE_CONFIG, ("chunk_size", "dim_model"), "act", "ActConfig"),
     Family("dp", NATIVE_CONFIG, ("num_diffusion_iters", "action_chunk_size"), "dp", "DpConfig"),
     Family("lerobot", LEROBOT_CONFIG, ("type",), "lerobot", None),
+    # A state-based PPO actor trained on the Fiatlux environments (`learning.ppo`).
+    Family("ppo", NATIVE_CONFIG, ("actor_hidden_dims", "observation_keys"), "ppo", None, "joint_position_v1", None),
 )
 BY_NAME = {f.name: f for f in FAMILIES}
 

@@ -30,8 +30,9 @@ from ...record.files import FILE_MODE
 
 BAG_GLOB = "**/bags/episode_*.h5"
 GATE_PREFIX = "gate_"
+REWARD_PREFIX = "reward_"  # one column per reward term the meta's `reward_terms` names
 
-_F32, _BOOL, _I32 = np.dtype(np.float32), np.dtype(np.bool_), np.dtype(np.int32)
+_F32, _F64, _BOOL, _I32 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.bool_), np.dtype(np.int32)
 
 # Columns every bag holds: dtype and the shape of one row. "A" is the meta's
 # action_dim, "J" the number of its joint names, None any size (the bodies a
@@ -73,6 +74,7 @@ class BagMeta(msgspec.Struct, frozen=True, kw_only=True):
     drop_min_height_by_bulb: dict[str, float]
     glass_contact_limit_n: float
     action_dim: int
+    reward_terms: list[str] = []  # weighted per-step terms, one `reward_<term>` column each, and their total `reward`
 
 
 def bag_path(run_dir: str | os.PathLike, seed: int) -> Path:
@@ -80,9 +82,12 @@ def bag_path(run_dir: str | os.PathLike, seed: int) -> Path:
 
 
 def column_dtype(name: str) -> np.dtype:
-    """The dtype a column is stored as: its entry in COLUMNS, bool for gates, float32 otherwise."""
+    """The dtype a column is stored as: its entry in COLUMNS, bool for gates, float64 for rewards (their
+    sums are the score breakdown), float32 otherwise."""
     if name in COLUMNS:
         return COLUMNS[name][0]
+    if name == "reward" or name.startswith(REWARD_PREFIX):
+        return _F64
     return _BOOL if name.startswith(GATE_PREFIX) else _F32
 
 
@@ -105,6 +110,8 @@ def _expected(meta: BagMeta) -> dict[str, tuple[np.dtype, tuple[int | None, ...]
     sizes = {"A": meta.action_dim, "J": len(meta.joint_names)}
     expected = {name: (dtype, tuple(sizes.get(d, d) for d in row)) for name, (dtype, row) in COLUMNS.items()}
     expected |= {f"{GATE_PREFIX}{c}": (_BOOL, ()) for c in meta.gate_conjuncts}
+    if meta.reward_terms:
+        expected |= {"reward": (_F64, ())} | {f"{REWARD_PREFIX}{t}": (_F64, ()) for t in meta.reward_terms}
     for bulb in meta.drop_min_height_by_bulb:
         expected |= {f"{bulb}{suffix}": (_F32, row) for suffix, row in OBJECT_COLUMNS.items()}
     return expected

@@ -31,14 +31,17 @@ from . import gates, props
 from .contract import JOINT_POSITION_V1, Q0_VECTOR, SCALE
 from .gates import BulbState, Snapshot
 from .layout import ROOM_CENTRE, ROOM_SIZE, Layout, generator, sample_layout
-from .observation import HAND_BODIES, Observer, add_sensors
+from .observation import HAND_BODIES, HAND_LINKS, POSED, Observer, add_sensors
 from .randomisation import HAND_FRICTION, Lighting, PropScale, draw_lighting, draw_prop_scale
+from .rewards import REWARDS, MotionReader, distances
 from .robot import apply_servos
+from .rungs import RungSensor
 from .seat import MagneticSeat
 from .subtasks import CRUSHED, DROPPED, TIPPED, UNSEATED, FiatluxTask, stage_flag
-from .suite import SUITE
+from .suite import OBS_MODES, SUITE
 
 BULBS = ("old_bulb", "fresh_bulb")
+RETURN = "return"  # the metrics' running episode return; `return/<term>` per reward term
 PELVIS_STANCE = gates.TREAD_STANCE  # pelvis above the surface at q0, m
 FLOOR_CLEARANCE = 0.005  # m: the feet start this far above their support
 JITTER_XY, JITTER_YAW, JITTER_JOINT = 0.05, 0.1, 0.05
@@ -76,8 +79,6 @@ GRIP_SPOT = (0.13, 0.06, 0.0)  # glass centre in the right wrist frame
 # hand for a ceiling socket (up in the carry), out past the fingertips for a wall one (forward).
 GRIP_AXIS = {"ceiling": (0.0, 0.0, -1.0), "wall": (-1.0, 0.0, 0.0)}
 GRIP_CLOSE, GRIP_SETTLE = 100, 20  # physics steps: the fingers close on the held glass (0.5 s), then it settles free (longer lets it creep out of the frozen hand)
-HAND_LINKS = {side: (f"{side}_wrist_yaw_link", *(f"{side}_hand_{f}_link" for f in (
-    "thumb_0", "thumb_1", "thumb_2", "index_0", "index_1", "middle_0", "middle_1"))) for side in ("right", "left")}
 
 
 def _heading(frm, to) -> float:
@@ -104,10 +105,15 @@ def termination(task: FiatluxTask, s: Snapshot) -> str | None:
 
 class FiatluxEpisode(Episode):
     def __init__(self, task: FiatluxTask, seed: int, controller: Controller | None = None,
-                 detail: str = "fast", randomize: bool = True, prop_scale: bool = False) -> None:
+                 detail: str = "fast", randomize: bool = True, prop_scale: bool = False,
+                 obs_mode: str = "standard") -> None:
         """`randomize=False` turns every randomisation off (lights, tint, jitter, hand friction, prop
-        scale); `prop_scale` scales the ladder, socket and fresh bulb per layout seed."""
+        scale); `prop_scale` scales the ladder, socket and fresh bulb per layout seed; `obs_mode` picks
+        what `observation()` gives (`OBS_MODES`)."""
+        if obs_mode not in OBS_MODES:
+            raise ValueError(f"obs_mode {obs_mode!r}: use one of {', '.join(OBS_MODES)}")
         self.condition = task
+        self.obs_mode = obs_mode
         self.seed = int(seed)
         self.randomize = randomize
         self.layout: Layout = sample_layout("layout", self.seed)
@@ -143,9 +149,15 @@ class FiatluxEpisode(Episode):
         pelvis = self._body["pelvis"]
         self._robot_bodies = {b for b in range(m.nbody) if m.body_rootid[b] == m.body_rootid[pelvis]}
         self._robot_root = int(m.jnt_qposadr[m.joint("floating_base_joint").id])
+        self.motion = MotionReader(m)
+        self.reward = REWARDS[task.reward](self.motion.ankle_range)
+        self.rungs = RungSensor(m) if task.reward == "climb" else None
         self.stages = task.stages
         self._start_stage(0)
         self.steps = 0
+        # Where the start's and the noise's draws begin: every reset starts from here, so a reset
+        # episode repeats its first run exactly (a vectorised environment reuses its compiled scene).
+        self._draws = (self.rng.bit_generator.state, self.observer.rng.bit_generator.state)
 
     # -- scene ---------------------------------------------------------------------
     def _place_props(self) -> None:
@@ -227,7 +239,14 @@ class FiatluxEpisode(Episode):
             xyz = np.array([*xyz, floor])
         return xyz, yaw
 
-    def reset(self) -> None:
+    def reset(self, start_seed: int | None = None) -> None:
+        """Place everything for the episode's start. Every reset repeats the first; `start_seed` draws
+        the start jitter and the observation noise from that seed instead (in the same scene)."""
+        if start_seed is None:
+            self.rng.bit_generator.state, self.observer.rng.bit_generator.state = self._draws
+        else:
+            self.rng = generator(f"{self.condition.key}/start", int(start_seed))
+            self.observer.rng = generator(f"{self.condition.key}/noise/start", int(start_seed))
         d, m, start = self.data, self.model, self.condition.start
         mujoco.mj_resetData(m, d)
         xyz, yaw = self._robot_start()
@@ -261,6 +280,10 @@ class FiatluxEpisode(Episode):
         self.steps, self._state_step = 0, -1
         self.last = self.snapshot()
         self.stage_conjuncts = gates.evaluate(self.stages[0].gate, self.last)
+        self.reward.reset(self.last)
+        self.terms = dict.fromkeys(self.reward.terms, 0.0)
+        self.returns = dict.fromkeys(self.reward.terms, 0.0)
+        self.rung_forces = self.rungs.read(d) if self.rungs else None
 
     def _clear(self, who: str, qpos_adr: int, margin: float = 0.001, tries: int = 5, most: float = 0.03) -> None:
         """Raise a free body (at most `most`) until none of its geoms penetrates anything: a start state
@@ -423,13 +446,14 @@ class FiatluxEpisode(Episode):
         return Snapshot(
             pelvis=np.array([base.x, base.y, base.z]),
             pelvis_tilt=base.tilt,
-            pelvis_speed=float(np.linalg.norm(d.qvel[0:3])),
+            pelvis_speed=float(np.linalg.norm(d.qvel[self.observer.vadr : self.observer.vadr + 3])),
             heading=base.yaw,
             ladder_root=d.xpos[lb].copy(),
             ladder_tilt=float(math.acos(max(-1.0, min(1.0, LR[2, 2])))),
             ladder_speed=float(np.linalg.norm(d.qvel[lv : lv + 3])),
             ladder_spin=float(np.linalg.norm(d.qvel[lv + 3 : lv + 6])),
             tread_stance=d.xpos[lb] + LR @ np.array([*self.tread_centre, self.tread_top + PELVIS_STANCE]),
+            ladder_top=d.xpos[lb] + LR @ np.array([*self.tread_centre, self.tread_top]),
             seat=d.site_xpos[self.model.site("fixture/seat").id].copy(),
             crate_pos=np.array([*self.crate_pos, 0.0]),
             crate_distance=float(np.linalg.norm(np.maximum(crate_local - half, 0.0))),
@@ -445,6 +469,28 @@ class FiatluxEpisode(Episode):
 
     def lidar(self) -> np.ndarray:
         return self.observer.lidar(self.data)
+
+    def observation(self) -> dict[str, np.ndarray]:
+        """The vectors of the observation mode, float32. Standard: `state` (the noisy state of
+        `state()`); privileged: `state` without noise and `privileged` (`privileged_vector`). The
+        climbing task adds `rung_forces`: F_rung as sensed, or measured in the privileged mode."""
+        if self.obs_mode == "standard":
+            obs = {"state": self.state()}
+        else:
+            obs = {"state": self.observer.exact_state(self.data, self.forces), "privileged": self.privileged_vector()}
+        if self.rungs is not None:
+            rungs = self.rung_forces if self.obs_mode == "standard" else self.rungs.exact(self.data)
+            obs["rung_forces"] = np.asarray(rungs, dtype=np.float32)
+        return obs
+
+    def privileged_vector(self) -> np.ndarray:
+        """The paper's privileged observation (III-B, eq. 2): the poses of `POSED`, the four score
+        distances, and whether the old and the fresh bulb are seated; (48,) float32."""
+        d, s = self.data, self.last
+        poses = [np.concatenate([d.xpos[self._body[n]], d.xquat[self._body[n]]]) for n in POSED]
+        dist = list(distances(s).values())
+        seated = [float(s.bulbs[b].seated) for b in ("old_bulb", "fresh_bulb")]
+        return np.concatenate([*poses, dist, seated]).astype(np.float32)
 
     # -- stages --------------------------------------------------------------------
     def _start_stage(self, index: int) -> None:
@@ -476,6 +522,7 @@ class FiatluxEpisode(Episode):
 
     def step(self, row: np.ndarray) -> StepResult:
         self.sim.step(self.contract.decode(row))
+        last_action = self.observer.last_action
         if self.contract is JOINT_POSITION_V1:
             self.observer.last_action = np.asarray(row, dtype=np.float64)
         else:  # the observation's last action: the servo targets the controller set, as a joint-position action
@@ -485,6 +532,12 @@ class FiatluxEpisode(Episode):
         s = self.last = self.snapshot()
         stage = self.stage
         now, success, outcome = self._judge(s)
+        if self.rungs is not None:
+            self.rung_forces = self.rungs.read(self.data)
+        motion = self.motion.read(self.data, self.observer.last_action, last_action)
+        self.terms = self.reward.step(s, motion, outcome, success, self.rung_forces)
+        for k, v in self.terms.items():
+            self.returns[k] += v
         metrics = {
             "pelvis_z": float(s.pelvis[2]),
             "pelvis_tilt": s.pelvis_tilt,
@@ -492,6 +545,8 @@ class FiatluxEpisode(Episode):
             "grip_force": float(max(b.grip_force for b in s.bulbs.values())),
             "conjuncts_true": sum(self.stage_conjuncts.values()),
             **{f"gate_{k}": v for k, v in self.conjuncts.items()},
+            RETURN: math.fsum(self.returns.values()),
+            **{f"{RETURN}/{k}": v for k, v in self.returns.items()},
         }
         if len(self.stages) > 1:  # which stage (1 = S01) this step judged, and its conjuncts
             metrics["stage"] = stage + 1

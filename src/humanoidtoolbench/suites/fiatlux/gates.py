@@ -35,6 +35,10 @@ BENCH_CLEARANCE = 0.03  # m
 LADDER_REACH = 0.85  # m
 GLASS_LIMIT = 50.0  # N
 SEATED_LATERAL, SEATED_TILT = 0.015, 0.2
+# The standalone climbing task (paper III-D): the root at working height over the ladder, settled.
+CLIMBED_HEIGHT = 1.82  # m, pelvis above the floor
+CLIMBED_RADIUS = 0.60  # m, pelvis to the ladder's origin, horizontally
+CLIMBED_SPEED = 1.50  # m/s, the pelvis's speed
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,7 @@ class Snapshot:
     ladder_speed: float
     ladder_spin: float
     tread_stance: np.ndarray  # where the pelvis stands on the tread, world
+    ladder_top: np.ndarray  # the top tread's centre on its surface, world
     seat: np.ndarray
     crate_pos: np.ndarray
     crate_distance: float  # pelvis xy to the crate's footprint
@@ -148,6 +153,9 @@ CONJUNCTS: dict[str, Callable[[Snapshot], bool]] = {
     "fresh_bulb_seated_tight": _bulb(
         FRESH, lambda b: b.seated and b.seat_lateral < SEATED_LATERAL and b.seat_tilt < SEATED_TILT
     ),
+    "climbed_high": lambda s: s.pelvis[2] > CLIMBED_HEIGHT,
+    "over_ladder": lambda s: np.linalg.norm(s.pelvis[:2] - s.ladder_root[:2]) < CLIMBED_RADIUS,
+    "settled": lambda s: s.pelvis_speed < CLIMBED_SPEED,
 }
 
 

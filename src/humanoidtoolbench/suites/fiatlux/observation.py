@@ -11,6 +11,11 @@ drawn from the episode's own generator):
 The lidar is a 32 x 180 scan (elevations -25..25 degrees, 2 degree azimuth
 steps) from the head, cast against the scene (not the robot), up to 10 m,
 scaled by 0.1. The image is the head RGB camera, 256 x 256, 69.4 degrees.
+
+That is the standard observation mode. The privileged mode (`exact_state`,
+the episode's `privileged_vector`) is the same vector without noise beside
+the paper's privileged state: the poses of `POSED`, the four score distances
+and the two seat flags (48 values).
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from .contract import Q0_VECTOR
 NOISE = (("ang_vel", 3, 0.2), ("gravity", 3, 0.05), ("lin_vel", 3, 0.1), ("height", 1, 0.05),
          ("joint_pos", 43, 0.01), ("joint_vel", 43, 1.5))
 HAND_BODIES = 8  # wrist yaw link (palm) and seven finger links, per hand
+HAND_LINKS = {side: (f"{side}_wrist_yaw_link", *(f"{side}_hand_{f}_link" for f in (
+    "thumb_0", "thumb_1", "thumb_2", "index_0", "index_1", "middle_0", "middle_1"))) for side in ("right", "left")}
 CONTACT_SCALE = 0.1
 STATE_DIM = sum(n for _, n, _ in NOISE) + 2 * HAND_BODIES * 3 + len(JOINT_NAMES)
 
@@ -39,6 +46,10 @@ LIDAR_CHANNELS, LIDAR_AZIMUTHS = 32, 180
 LIDAR_ELEVATION = math.radians(25.0)
 LIDAR_RANGE = 10.0
 LIDAR_SCALE = 0.1
+# The privileged observation (paper III-B, eq. 2): six poses (position, quaternion w x y z), the four
+# score distances of `rewards.distances` and whether the old and the fresh bulb are seated.
+POSED = ("pelvis", "ladder", "fixture", "fresh_bulb", "old_bulb", "crate")
+PRIVILEGED_DIM = 7 * len(POSED) + 4 + 2
 SCENE_GROUPS = np.array([1, 0, 0, 0, 0, 0], dtype=np.uint8)  # geom group 0: the scene, never the robot
 
 
@@ -72,11 +83,10 @@ class Observer:
         self._rays = lidar_directions()
         self.last_action = np.zeros(len(JOINT_NAMES))
 
-    def state(self, data: mujoco.MjData, contacts: np.ndarray) -> np.ndarray:
-        """The noisy state vector; `contacts` is (2, HAND_BODIES, 3), right hand first."""
+    def _clean(self, data: mujoco.MjData) -> dict[str, np.ndarray]:
         R = data.xmat[self.model.body("pelvis").id].reshape(3, 3)
         v = data.qvel
-        clean = {
+        return {
             "ang_vel": v[self.vadr + 3 : self.vadr + 6],
             "gravity": R.T @ np.array([0.0, 0.0, -1.0]),
             "lin_vel": R.T @ v[self.vadr : self.vadr + 3],
@@ -84,8 +94,18 @@ class Observer:
             "joint_pos": data.qpos[self.q] - Q0_VECTOR,
             "joint_vel": v[self.v],
         }
+
+    def state(self, data: mujoco.MjData, contacts: np.ndarray) -> np.ndarray:
+        """The noisy state vector; `contacts` is (2, HAND_BODIES, 3), right hand first."""
+        clean = self._clean(data)
         parts = [clean[k] + self.rng.uniform(-d, d, n) for k, n, d in NOISE]
         parts += [contacts.reshape(-1) * CONTACT_SCALE, self.last_action]
+        return np.concatenate(parts).astype(np.float32)
+
+    def exact_state(self, data: mujoco.MjData, contacts: np.ndarray) -> np.ndarray:
+        """The same vector without noise (the privileged mode's): no draw from the noise generator."""
+        clean = self._clean(data)
+        parts = [clean[k] for k, _, _ in NOISE] + [contacts.reshape(-1) * CONTACT_SCALE, self.last_action]
         return np.concatenate(parts).astype(np.float32)
 
     def lidar(self, data: mujoco.MjData) -> np.ndarray:

@@ -2,8 +2,11 @@
 
 Every step adds one row: the action, joint states, the root's and every
 prop's pose and velocity, the hand contact forces on the bulbs, the grip
-force, one boolean per gate conjunct and the termination flags. The meta
-says what scoring needs (conjuncts, bulb floors, the glass limit).
+force, one boolean per gate conjunct, the termination flags, the step's
+reward and each of its terms (`reward`, `reward_<term>`, weighted), and in
+the climbing task the limb forces (`rung_forces`). The meta says what
+scoring needs (conjuncts, bulb floors, the glass limit) and names the reward
+terms with their weights.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from ... import __version__
 from ...control.contracts.joint_position import JOINT_NAMES
 from ...record.recorder import Sink, StepRecord
 from . import gates
-from .bag import BagWriter, bag_path
+from .rewards import DT, WEIGHTS
+from .bag import REWARD_PREFIX, BagWriter, bag_path
 from .subtasks import DROPPED
 
 OBJECTS = ("ladder", "old_bulb", "fresh_bulb")
@@ -35,6 +39,9 @@ class BagSink(Sink):
                 "drop_min_height_by_bulb": dict(task.drop_floors),
                 "glass_contact_limit_n": gates.GLASS_LIMIT,
                 "action_dim": episode.contract.action_dim,
+                "reward_terms": list(episode.reward.terms),
+                "reward_weights": {t: WEIGHTS[t].value for t in episode.reward.terms},
+                "reward_dt": DT,
             },
         )
 
@@ -60,7 +67,11 @@ class BagSink(Sink):
             "truncated": bool(record.truncated),
             "step_in_episode": record.step,
             **{f"gate_{k}": v for k, v in e.conjuncts.items()},
+            "reward": sum(e.terms.values()),
+            **{f"{REWARD_PREFIX}{k}": v for k, v in e.terms.items()},
         }
+        if e.rung_forces is not None:
+            row["rung_forces"] = e.rung_forces
         for name in OBJECTS:
             qa, va = e.free_adr[name]
             row.update({

@@ -11,7 +11,11 @@ missing subtask is listed, not scored zero, so a run over part of the
 benchmark (the paper's teleoperation covers 8 of 12) says what it covers.
 The whole errand is scored the same way (its conjuncts are the twelve
 gates, so rho is the share of them passed) and reported beside S, not in it:
-Table III has no weight for it.
+Table III has no weight for it; so is the standalone climbing task.
+
+Bags that log the reward (meta `reward_terms`) also give each episode's
+return and the sum of each reward term, the paper's score breakdown, and
+each subtask their means (`markdown`'s reward table).
 """
 
 from __future__ import annotations
@@ -26,8 +30,8 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from .bag import BAG_GLOB, GATE_PREFIX, read_bag
-from .subtasks import ERRAND
+from .bag import BAG_GLOB, GATE_PREFIX, REWARD_PREFIX, read_bag
+from .subtasks import CLIMB, ERRAND
 from .weights import BY_TASK_ID, SUBTASKS, TOTAL_WEIGHT
 
 SUCCESS_SHARE = 0.5  # s = SUCCESS_SHARE * success rate + (1 - SUCCESS_SHARE) * gate progress
@@ -55,6 +59,8 @@ class EpisodeScore(_Result):
     control_effort: float  # mean over steps of sum(a^2)
     length: int  # steps
     gate_progress: float  # rho, see gate_progress()
+    episode_return: float | None = None  # sum of the logged reward; None: the bag logs none
+    reward_terms: dict[str, float] = {}  # each term's sum over the episode
 
 
 class SubtaskScore(_Result):
@@ -73,6 +79,8 @@ class SubtaskScore(_Result):
     mean_episode_length: float
     gate_progress: float  # mean rho
     score: float  # s
+    mean_return: float | None = None  # over the episodes whose bags log the reward
+    mean_reward_terms: dict[str, float] = {}
 
 
 class FiatluxScore(_Result):
@@ -84,6 +92,7 @@ class FiatluxScore(_Result):
     weight_total: float  # sum of all twelve
     missing: tuple[str, ...]  # task IDs without episodes: excluded, not scored zero
     errand: SubtaskScore | None = None
+    climb: SubtaskScore | None = None  # the standalone climbing task, beside S like the errand
 
 
 def gate_progress(gates: np.ndarray) -> float:
@@ -119,6 +128,7 @@ def score_episode(meta: Mapping[str, Any], columns: Mapping[str, np.ndarray]) ->
     success = bool(columns["success_term"][-1])
     actions = columns["actions"].astype(np.float64)
     gates = np.stack([columns[f"{GATE_PREFIX}{c}"] for c in meta["gate_conjuncts"]], axis=1)
+    terms = {t: math.fsum(columns[f"{REWARD_PREFIX}{t}"]) for t in meta.get("reward_terms", ())}
     return EpisodeScore(
         task_id=meta["task_id"],
         seed=meta["seed"],
@@ -130,6 +140,8 @@ def score_episode(meta: Mapping[str, Any], columns: Mapping[str, np.ndarray]) ->
         control_effort=float(np.mean(np.sum(actions**2, axis=1))),
         length=len(actions),
         gate_progress=gate_progress(gates),
+        episode_return=math.fsum(columns["reward"]) if terms else None,
+        reward_terms=terms,
     )
 
 
@@ -139,8 +151,8 @@ def score_subtask(episodes: Sequence[EpisodeScore]) -> SubtaskScore:
     if len(task_ids) != 1:
         raise ScoreError(f"a subtask is scored over episodes of one task; got {sorted(task_ids)}")
     (task_id,) = task_ids
-    if task_id == ERRAND.name:
-        key, weight = ERRAND.key, None
+    if task_id in (ERRAND.name, CLIMB.name):
+        key, weight = (ERRAND.key if task_id == ERRAND.name else CLIMB.key), None
     elif task_id in BY_TASK_ID:
         key, weight = BY_TASK_ID[task_id].key, BY_TASK_ID[task_id].weight
     else:
@@ -151,6 +163,8 @@ def score_subtask(episodes: Sequence[EpisodeScore]) -> SubtaskScore:
 
     success_rate = mean(e.success for e in episodes)
     rho = mean(e.gate_progress for e in episodes)
+    rewarded = [e for e in episodes if e.episode_return is not None]
+    terms = list(dict.fromkeys(t for e in rewarded for t in e.reward_terms))
     return SubtaskScore(
         key=key,
         task_id=task_id,
@@ -165,17 +179,20 @@ def score_subtask(episodes: Sequence[EpisodeScore]) -> SubtaskScore:
         mean_episode_length=mean(e.length for e in episodes),
         gate_progress=rho,
         score=SUCCESS_SHARE * success_rate + (1 - SUCCESS_SHARE) * rho,
+        mean_return=mean(e.episode_return for e in rewarded) if rewarded else None,
+        mean_reward_terms={t: mean(e.reward_terms.get(t, 0.0) for e in rewarded) for t in terms},
     )
 
 
-def rollup(subtasks: Sequence[SubtaskScore], errand: SubtaskScore | None = None) -> FiatluxScore:
+def rollup(subtasks: Sequence[SubtaskScore], errand: SubtaskScore | None = None,
+           climb: SubtaskScore | None = None) -> FiatluxScore:
     """S = sum(w s) / sum(w) over the subtasks given; the others are listed as missing."""
     present = {s.task_id: s for s in subtasks}
     if len(present) != len(subtasks):
         raise ScoreError("each subtask may appear once in a rollup")
-    if ERRAND.name in present:
-        raise ScoreError("the errand is rolled up beside the subtasks, not among them")
-    if not present and errand is None:
+    if ERRAND.name in present or CLIMB.name in present:
+        raise ScoreError("the errand and the climbing task are rolled up beside the subtasks, not among them")
+    if not present and errand is None and climb is None:
         raise ScoreError("no subtask has episodes to roll up")
     ordered = tuple(present[s.task_id] for s in SUBTASKS if s.task_id in present)
     weight = math.fsum(s.weight for s in ordered)
@@ -186,6 +203,7 @@ def rollup(subtasks: Sequence[SubtaskScore], errand: SubtaskScore | None = None)
         weight_total=TOTAL_WEIGHT,
         missing=tuple(s.task_id for s in SUBTASKS if s.task_id not in present),
         errand=errand,
+        climb=climb,
     )
 
 
@@ -217,8 +235,9 @@ def score_bags(paths: Sequence[str | os.PathLike]) -> FiatluxScore:
             raise ScoreError(f"{path}: {key[0]} seed {key[1]} is also in {seen[key]}; score one run per directory")
         seen[key] = path
         by_task[meta["task_id"]].append(score_episode(meta, columns))
-    errand = by_task.pop(ERRAND.name, None)
-    return rollup([score_subtask(episodes) for episodes in by_task.values()], errand and score_subtask(errand))
+    errand, climb = by_task.pop(ERRAND.name, None), by_task.pop(CLIMB.name, None)
+    return rollup([score_subtask(episodes) for episodes in by_task.values()], errand and score_subtask(errand),
+                  climb and score_subtask(climb))
 
 
 def _row(s: SubtaskScore, label: str, weight: str) -> str:
@@ -238,9 +257,11 @@ def markdown(score: FiatluxScore) -> str:
     lines += [_row(s, f"{s.key} {BY_TASK_ID[s.task_id].name}", f"{s.weight:.2f}") for s in score.subtasks]
     if score.errand is not None:
         lines.append(_row(score.errand, f"Errand ({ERRAND.name}: ρ = share of the 12 gates passed)", "—"))
+    if score.climb is not None:
+        lines.append(_row(score.climb, f"Climb ({CLIMB.name})", "—"))
     lines.append("")
     if score.weighted_score is None:
-        lines.append("Weighted S: — (no subtask has episodes; the errand is not part of S).")
+        lines.append("Weighted S: — (no subtask has episodes; the errand and the climb are not part of S).")
     else:
         lines.append(
             f"Weighted S = {score.weighted_score:.4f} over {len(score.subtasks)} of {len(SUBTASKS)} subtasks "
@@ -249,4 +270,21 @@ def markdown(score: FiatluxScore) -> str:
         if score.missing:
             names = ", ".join(f"{BY_TASK_ID[t].key} {BY_TASK_ID[t].name}" for t in score.missing)
             lines.append(f"Missing, so excluded rather than scored zero: {names}.")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _reward_lines(score)) + "\n"
+
+
+def _label(s: SubtaskScore) -> str:
+    return f"{s.key} {BY_TASK_ID[s.task_id].name}" if s.task_id in BY_TASK_ID else s.task_id
+
+
+def _reward_lines(score: FiatluxScore) -> list[str]:
+    """The mean episode return and each term's mean episode sum (terms that never paid are left out)."""
+    rows = [s for s in (*score.subtasks, score.errand, score.climb) if s is not None and s.mean_return is not None]
+    if not rows:
+        return []
+    lines = ["", "Reward (mean per episode; every term weighted and scaled by dt = 0.02 s):", "",
+             "| Condition | Return | Terms |", "|---|---:|---|"]
+    for s in rows:
+        terms = "; ".join(f"{t} {v:+.4g}" for t, v in s.mean_reward_terms.items() if v != 0.0) or "none paid"
+        lines.append(f"| {_label(s)} | {s.mean_return:+.4g} | {terms} |")
+    return lines

@@ -1,5 +1,5 @@
 """The twelve Fiatlux subtasks as conditions: start state, success gate, hold window, terminations;
-and the whole errand, which chains their gates in one episode.
+the whole errand, which chains their gates in one episode; and the standalone climbing task.
 
 IDs, names and weights come from `weights.py`. A start state names where the robot
 stands, where the ladder stands, where each bulb is and what the fixture
@@ -35,9 +35,11 @@ class Start:
 
 
 class _Condition:
-    """What the runner reads of any Fiatlux condition: its ID is its name, its instruction its task text."""
+    """What the runner reads of any Fiatlux condition: its ID is its name, its instruction its task text.
+    `reward` names its reward (`rewards.py`): the benchmark task's (paper III-E) or the climb's (III-D)."""
 
     suite: ClassVar[str] = "fiatlux"
+    reward: ClassVar[str] = "task"
 
     @property
     def env_id(self) -> str:
@@ -172,6 +174,37 @@ class FiatluxErrand(_Condition):
     @property
     def max_steps(self) -> int:
         return round(ERRAND_HORIZON_S * CONTROL_HZ)
+
+
+@dataclass(frozen=True)
+class FiatluxClimb(FiatluxTask):
+    """The standalone step-ladder climbing task (paper III-D), apart from the climbing subtasks.
+
+    The robot stands on the floor facing the ladder's steps, its pelvis 0.85 m
+    out from the ladder's origin (the middle of its footprint), which puts it
+    0.46 m from the first step's nosing; the ladder stands where S02's does,
+    beside the fixture. The start is jittered as every unpinned start is
+    (+-0.05 m in x and y, +-0.1 rad of yaw, joints +-0.05 rad: 0.81-0.90 m
+    from the ladder's origin on seeds 0-9), and would step back (at most
+    0.3 m) if the hands started in the ladder, which no seed 0-9 needs. Success (no hold window) is the
+    root above 1.82 m, within 0.60 m of the ladder's origin horizontally and
+    slower than 1.5 m/s, which only the top tread (pelvis at 1.97 m) allows;
+    a fall is the only early ending. Episodes last 120 s.
+    """
+
+    reward: ClassVar[str] = "climb"
+
+    @property
+    def name(self) -> str:
+        return "FIATLUX-Climb-v0"
+
+    @property
+    def weight(self) -> float | None:
+        return None  # not a Table III row
+
+
+CLIMB = FiatluxClimb("CLIMB", "Climb the step ladder to the top tread and stand there.",
+                     Start("floor_at_steps", "anchor", "seated", "bench"), ("climbed_high", "over_ladder", "settled"))
 
 
 def stage_flag(task: FiatluxTask) -> str:

@@ -1,15 +1,23 @@
 """The Fiatlux suite behind the Suite seam: twelve subtasks on the free G1, bags scored offline.
 
-The whole errand (`FIATLUX-Replace-v0`, 72,000 steps) is a named-only
-condition: it runs when named and stays out of `fiatlux:all`, the paper's
-protocol of the twelve subtasks.
+The whole errand (`FIATLUX-Replace-v0`, 72,000 steps) and the standalone
+climbing task (`FIATLUX-Climb-v0`) are named-only conditions: they run when
+named and stay out of `fiatlux:all`, the paper's protocol of the twelve
+subtasks.
 
 Importing this module loads no simulator: the episode is imported when one is
 made. A request carries the head image, the lidar scan, the state vector of
-`observation.py`, the instruction and the reset flag; actions follow
+`observation.py` (in the climbing task with the limb forces beside it), the
+instruction and the reset flag; actions follow
 `joint_position_v1` and are executed by the `servo` controller, or, with
 `--controller balanced`, follow `decoupled_v1` and are executed by the
 whole-body controller on the same robot (`balance.py`).
+
+Episode options (`htb-eval --obs-mode/--no-randomize/--prop-scale`, the
+Gymnasium keyword arguments of the same names): the observation mode
+(`standard`, what a robot senses; `privileged`, the simulator's exact state,
+whose requests carry no image or lidar and whose results are not reportable),
+randomisation on or off, and the optional prop scale.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from ...policies.builtin import DECOUPLED_V1_BASELINES, JOINT_POSITION_BASELINES
 from ...policies.request_schema import Array, Field, Object, RequestSchema, String
 from ..base import FELL, SUCCESS, TIMEOUT, Cameras, StandardProtocol, Suite
 from .contract import CONTRACTS, JOINT_POSITION_V1
-from .subtasks import BY_KEY, CRUSHED, DROPPED, ERRAND, TASKS, TIPPED, UNSEATED, FiatluxErrand, FiatluxTask
+from .subtasks import BY_KEY, CLIMB, CRUSHED, DROPPED, ERRAND, TASKS, TIPPED, UNSEATED, FiatluxErrand, FiatluxTask
 
 IMAGE_KEY = "rgb_head"
 CAMERA = "head_d435"
@@ -40,6 +48,13 @@ REQUEST_SCHEMA = RequestSchema(
     ),
 )
 BASELINES = {JOINT_POSITION_V1.name: JOINT_POSITION_BASELINES, CONTRACTS["balanced"]: DECOUPLED_V1_BASELINES}
+OBS_MODES = ("standard", "privileged")
+# Why a run with an option off its standard value is not the protocol's.
+OPTION_REASONS = {
+    "obs_mode": "privileged observation mode: the policy read simulator state",
+    "randomize": "randomisation off",
+    "prop_scale": "prop scale randomised",
+}
 
 
 class Fiatlux(Suite):
@@ -52,6 +67,10 @@ class Fiatlux(Suite):
     request_schema = REQUEST_SCHEMA
     outcomes = (SUCCESS, TIMEOUT, FELL, TIPPED, DROPPED, CRUSHED, UNSEATED)
     builtin_policies = {"expert": "humanoidtoolbench.suites.fiatlux.expert:predict"}
+    options = {"obs_mode": OBS_MODES, "randomize": (True, False), "prop_scale": (False, True)}
+
+    def option_reasons(self, options: dict) -> list[str]:
+        return [OPTION_REASONS[k] for k, v in options.items() if v != self.options[k][0]]
 
     @property
     def controllers(self) -> tuple[str, ...]:
@@ -77,30 +96,29 @@ class Fiatlux(Suite):
         return TASKS
 
     @property
-    def named_only(self) -> tuple[FiatluxErrand, ...]:
-        return (ERRAND,)
+    def named_only(self) -> tuple[FiatluxErrand | FiatluxTask, ...]:
+        return (ERRAND, CLIMB)
 
     def budget(self, condition: FiatluxTask | FiatluxErrand) -> int:
         return condition.max_steps
 
     def parse(self, text: str) -> FiatluxTask | None:
-        """A full ID (case-insensitive) or its short key, e.g. `S03` or `ERRAND`."""
+        """A full ID (case-insensitive) or its short key, e.g. `S03`, `ERRAND` or `CLIMB`."""
         key = text.strip().upper()
-        return BY_KEY.get(key) or (ERRAND if key == ERRAND.key else None) or super().parse(text)
+        return BY_KEY.get(key) or {c.key: c for c in self.named_only}.get(key) or super().parse(text)
 
-    def make_episode(self, condition: FiatluxTask, seed: int, controller, detail: str):
+    def make_episode(self, condition: FiatluxTask, seed: int, controller, detail: str, **options):
         from .episode import FiatluxEpisode
 
-        return FiatluxEpisode(condition, seed, controller=controller, detail=detail)
+        return FiatluxEpisode(condition, seed, controller=controller, detail=detail, **options)
 
     def build_request(self, episode, image: np.ndarray, reset: bool) -> dict:
-        return {
-            "image": {IMAGE_KEY: image},
-            "lidar": episode.lidar(),
-            "state": {"states": episode.state().reshape(1, -1)},
-            "instruction": episode.condition.instruction,
-            "history": {"reset": reset},
-        }
+        """The head image and lidar (standard mode only) and the observation's vectors under `state`:
+        `states`, and `rung_forces` and `privileged` where the mode has them, each (1, n)."""
+        obs = episode.observation()
+        vectors = {"states" if k == "state" else k: v.reshape(1, -1) for k, v in obs.items()}
+        request = {"image": {IMAGE_KEY: image}, "lidar": episode.lidar()} if episode.obs_mode == "standard" else {}
+        return request | {"state": vectors, "instruction": episode.condition.instruction, "history": {"reset": reset}}
 
     def register_gymnasium(self, gymnasium) -> None:
         for task in self.listed:
