@@ -18,8 +18,7 @@ from collections import deque
 
 import numpy as np
 
-from humanoidtoolbench.control.contracts import get as get_contract
-from humanoidtoolbench.eval.policy_source import PolicySpec
+from humanoidtoolbench.policies.policy_source import PolicySpec
 from humanoidtoolbench.policies.reply import EPISODE_SEED_KEY, REQUEST_INDEX_KEY
 from humanoidtoolbench.suites.fiatlux.suite import SUITE
 
@@ -28,10 +27,10 @@ DEFAULT_CASES = ("S05:expert:balanced", "S03:expert:balanced", "S02:zero:servo",
 
 def trajectory_digest(key: str, policy_name: str, controller: str, seed: int, steps: int) -> tuple[str, int, str | None]:
     cond = SUITE.parse(key)
-    policy = PolicySpec(ref=policy_name, suite=SUITE.name, controller=controller).open()
+    policy = PolicySpec(ref=policy_name, builtin=tuple(SUITE.builtin_policies_for(controller).items())).open()
     episode = SUITE.make_episode(cond, seed, SUITE.make_controller(controller), "fast")
     episode.reset()
-    contract = get_contract(SUITE.contract_for(controller))
+    contract = SUITE.action_contract(controller)
     image = np.zeros((SUITE.cameras.height, SUITE.cameras.width, 3), np.uint8)
     digest, queue, outcome, step, requests = hashlib.sha256(), deque(), None, 0, 0
     for step in range(1, steps + 1):

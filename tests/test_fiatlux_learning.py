@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from humanoidtoolbench.cli import eval as eval_cli
-from humanoidtoolbench.eval.records import BenchmarkResult, EpisodeSummary, read
+from humanoidtoolbench.record.records import BenchmarkResult, EpisodeSummary, read
 from humanoidtoolbench.suites.fiatlux import SUITE
 from humanoidtoolbench.suites.fiatlux.bag import read_bag
 from humanoidtoolbench.suites.fiatlux.episode import FiatluxEpisode
