@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="htb-eval",
         description="Evaluate a policy on HumanoidToolBench conditions. The defaults are each suite's standard protocol "
         f"(tool use: {std.episodes} episodes from seed {std.seed_start}, {std.max_steps} steps, the {std.controller} "
-        "controller); anything else is a "
+        f"controller, the {std.look} look); anything else is a "
         "diagnostic run.",
     )
     p.add_argument(
@@ -67,6 +67,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--controller",
         choices=sorted(CONTROLLERS),
         help=f"what executes the commands (default: the suite's protocol, {std.controller} for tool use)",
+    )
+    p.add_argument(
+        "--look",
+        choices=sorted({look for s in suites.suites() for look in s.looks}),
+        help=f"how the scenes are drawn (default: the suite's protocol, {std.look}); 'fast' draws flat colours "
+        "without textures, cheaper, for diagnostics (results are not reportable)",
     )
     p.add_argument("--output", default=DEFAULT_OUTPUT, help=f"results directory (default {DEFAULT_OUTPUT})")
     p.add_argument("--rerun", action="store_true", help="evaluate again even where a matching validated result exists")
@@ -206,6 +212,7 @@ def _check_numbers(args, conditions) -> None:
         )
     check_seed_range(suite, conditions, args.seed_start, args.episodes)
     check_controller(suite, args.controller)
+    check_look(suite, args.look)
     if args.policy_timeout is not None and not 0 < args.policy_timeout <= MAX_POLICY_TIMEOUT_S:
         raise UsageError(
             f"--policy-timeout must be more than 0 and at most {MAX_POLICY_TIMEOUT_S:g} seconds, got {args.policy_timeout:g}"
@@ -223,6 +230,12 @@ def check_controller(suite, controller: str | None) -> None:
     """Refuse a controller the suite's commands cannot run on (None: the protocol's)."""
     if controller is not None and controller not in suite.controllers:
         raise UsageError(f"--controller {controller}: the {suite.name} suite's commands run on {', '.join(suite.controllers)}")
+
+
+def check_look(suite, look: str | None) -> None:
+    """Refuse a look the suite is not drawn in (None: the protocol's)."""
+    if look is not None and look not in suite.looks:
+        raise UsageError(f"--look {look}: the {suite.name} suite is drawn in {', '.join(suite.looks)}")
 
 
 def check_seed_range(suite, conditions, seed_start: int, count: int) -> None:
@@ -420,6 +433,7 @@ def _dry_run(args, conditions, settings_of) -> None:
         seeds = f"{s.seeds[0]}..{s.seeds[-1]}" if len(s.seeds) > 1 else str(s.seeds[0])
         print(
             f"[{k}/{len(conditions)}] {cond.env_id}: {s.episodes} episodes, seeds {seeds}, {s.max_steps} steps, the {s.controller} controller, "
+            f"the {s.look} look, "
             f"{'videos of ' + ', '.join(s.cameras) if s.record_video else 'no video'}"
             f"{', paper metrics' if s.paper_metrics else ''}; instruction {cond.instruction!r}; "
             + ("standard protocol" if not reasons else "diagnostic: " + "; ".join(reasons))
@@ -463,7 +477,7 @@ def _main(argv: list[str] | None) -> int:
     def settings_of(cond):
         return EvalSettings(
             cond, args.episodes, args.seed_start, args.max_steps, record_video=not args.no_video, controller=args.controller,
-            paper_metrics=args.metrics,
+            look=args.look, paper_metrics=args.metrics,
         )
 
     if args.dry_run:

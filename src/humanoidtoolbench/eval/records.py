@@ -124,9 +124,12 @@ class EvalConfig(Record):
     # Recorded paper metrics change what a run holds: a run without them (or one written before the
     # setting existed: None on resume) is never continued with them, nor the other way round.
     paper_metrics: bool
+    # How the scenes were drawn (`sim.look`); a run written before looks existed drew the flat
+    # colours the `fast` look keeps.
+    look: str = "fast"
 
 
-class RunConfig(EvalConfig):
+class RunConfig(EvalConfig, kw_only=True):
     """`evaluation_config.json`: the settings, then what identifies the run's policy and code."""
 
     fingerprint: dict[str, Any]
@@ -170,6 +173,7 @@ class BenchmarkResult(Record):
     wall_seconds: float
     episodes_per_second: float | None
     finished_at: str
+    look: str = "fast"  # as in EvalConfig: results from before looks existed drew the fast look's flat colours
 
 
 def convert(obj: Any, model: type[T], name: str = "record") -> T:

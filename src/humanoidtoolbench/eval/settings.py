@@ -10,6 +10,10 @@ from ..suites.base import Condition, Suite
 from .records import EvalConfig
 
 
+def look_reason(look: str, protocol_look: str) -> str:
+    return f"look {look!r} instead of {protocol_look!r}"
+
+
 @dataclass(frozen=True)
 class EvalSettings:
     """Unset fields take the suite's standard protocol."""
@@ -21,6 +25,7 @@ class EvalSettings:
     record_video: bool = True
     visual_detail: str | None = None
     controller: str | None = None
+    look: str | None = None
     paper_metrics: bool = False  # htb-eval --metrics: the suite's opt-in metrics, recorded
 
     def __post_init__(self) -> None:
@@ -31,6 +36,7 @@ class EvalSettings:
             ("max_steps", self.suite.budget(self.condition)),
             ("visual_detail", p.visual_detail),
             ("controller", p.controller),
+            ("look", p.look),
         ):
             if getattr(self, name) is None:
                 object.__setattr__(self, name, default)
@@ -69,6 +75,8 @@ class EvalSettings:
             reasons.append(f"visual detail {self.visual_detail!r} instead of {p.visual_detail!r}")
         if self.controller != p.controller:
             reasons.append(f"controller {self.controller!r} instead of {p.controller!r}")
+        if self.look != p.look:
+            reasons.append(look_reason(self.look, p.look))
         return reasons
 
     def config(self) -> EvalConfig:
@@ -91,6 +99,7 @@ class EvalSettings:
             record_video=self.record_video,
             paper_metrics=self.paper_metrics,
             visual_detail=self.visual_detail,
+            look=self.look,
             cameras=list(self.cameras) if self.record_video else [],
             video={"fps": FPS, "width": cams.width, "height": cams.height, "codec": "h264", "encoder": CODEC},
         )

@@ -2,9 +2,9 @@
 
 A result is one policy's newest validated `benchmark_result.json` on one
 condition, found in any of the directories given; a policy is its name and
-checkpoint, as the multi-condition summary identifies it, and the controller where it is
-not the protocol's (a result on another controller is a diagnostic run, never mixed into the
-protocol's row). Counts, steps to
+checkpoint, as the multi-condition summary identifies it, and the controller and look where
+they are not the protocol's (a result on another controller or in another look is a diagnostic
+run, never mixed into the protocol's row). Counts, steps to
 success and failure causes come from `metrics.report` (which validates the
 run again); provenance from the typed result record; the sample videos
 (one success, one failure, lowest seeds first, the policy's camera) from the
@@ -104,12 +104,15 @@ class SuiteTable:
         return out
 
 
-def policy_label(policy_info: dict, controller: str | None = None, protocol_controller: str | None = None) -> str:
+def policy_label(policy_info: dict, controller: str | None = None, protocol_controller: str | None = None,
+                 look: str | None = None, protocol_look: str | None = None) -> str:
     """A policy's name, with its checkpoint where that says more than the built-in's own name, and its
-    controller where that is not the protocol's: scores on two controllers never share a row."""
+    controller and look where they are not the protocol's: scores on two controllers, or seen in two
+    looks, never share a row."""
     name, checkpoint = policy_info.get("policy") or "unknown policy", policy_info.get("checkpoint")
     label = name if checkpoint in (None, "", f"builtin:{name}") else f"{name} @ {checkpoint}"
-    return label if controller == protocol_controller else f"{label} [{controller}]"
+    tags = ([controller] if controller != protocol_controller else []) + ([f"{look} look"] if look != protocol_look else [])
+    return f"{label} [{', '.join(tags)}]" if tags else label
 
 
 def _read_result(path: Path) -> BenchmarkResult | None:
@@ -147,7 +150,8 @@ def find_results(dirs: list[Path]) -> list[Result]:
                 record = _read_result(path)
                 if record is None:
                     continue
-                label = policy_label(record.policy_info, record.controller, suites.suite_of(cond).protocol.controller)
+                protocol = suites.suite_of(cond).protocol
+                label = policy_label(record.policy_info, record.controller, protocol.controller, record.look, protocol.look)
                 key, when = (index, label), (record.finished_at, path.parent.name)
                 if key not in newest or when > newest[key][0]:
                     newest[key] = (when, path, record, results_dir)

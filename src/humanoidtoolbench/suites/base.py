@@ -46,6 +46,7 @@ class StandardProtocol:
     control_hz: int = 50
     controller: str = "assisted"
     visual_detail: str = "fast"
+    look: str = "standard"  # how scenes are drawn: a name of `sim.look.LOOKS`, one of the suite's `looks`
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,9 @@ class Suite(ABC):
     outcomes: ClassVar[tuple[str, ...]] = (SUCCESS, TIMEOUT, FELL)
     builtin_policies: ClassVar[dict[str, str]] = {}  # short name -> MODULE:FUNCTION
     paper_metrics: ClassVar[bool] = False  # has metrics a run opts into with htb-eval --metrics
+    # The looks its scenes can be drawn in (names of `sim.look.LOOKS`): the protocol's, and `fast` for
+    # diagnostics. A suite dresses its own objects for dressed looks (see `sim.look`).
+    looks: ClassVar[tuple[str, ...]] = ("standard", "fast")
 
     @property
     @abstractmethod
@@ -189,8 +193,8 @@ class Suite(ABC):
         return next((c for c in self.listed if key in (c.name.lower(), c.env_id.lower())), None)
 
     @abstractmethod
-    def make_episode(self, condition: Condition, seed: int, controller, detail: str) -> Episode:
-        """A fresh episode (reset by the caller)."""
+    def make_episode(self, condition: Condition, seed: int, controller, detail: str, look: str | None = None) -> Episode:
+        """A fresh episode (reset by the caller), drawn in `look` (None: the protocol's)."""
 
     @abstractmethod
     def build_request(self, episode: Episode, image: np.ndarray, reset: bool) -> dict:

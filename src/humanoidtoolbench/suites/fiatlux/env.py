@@ -34,12 +34,16 @@ class FiatluxEnv(gym.Env):
     metadata = {"render_modes": ["rgb_array"], "render_fps": 50}
 
     def __init__(self, subtask: str, render_mode: str | None = None, randomize: bool = True, prop_scale: bool = False,
-                 image_features: bool = False, controller: str = "servo"):
+                 image_features: bool = False, controller: str = "servo", look: str | None = None):
         """`randomize=False` gives the nominal scene every reset; `prop_scale` scales the ladder, socket
-        and fresh bulb (see `randomisation.py`); `controller` is one of the suite's controllers."""
+        and fresh bulb (see `randomisation.py`); `controller` is one of the suite's controllers; `look`
+        one of its looks (default the protocol's)."""
         self.task = SUITE.parse(subtask)
         SUITE.controller_class(controller)  # a name this suite cannot run fails here, naming those it can
         self.controller = controller
+        self.look = look or SUITE.protocol.look
+        if self.look not in SUITE.looks:
+            raise ValueError(f"look {self.look!r}: the fiatlux suite is drawn in {', '.join(SUITE.looks)}")
         self.contract = get_contract(SUITE.contract_for(controller))
         self.render_mode = render_mode
         self.randomize, self.prop_scale = randomize, prop_scale
@@ -69,7 +73,7 @@ class FiatluxEnv(gym.Env):
             seed = int(self.np_random.integers(2**31))
         self.close()
         self.episode = FiatluxEpisode(self.task, seed, controller=SUITE.make_controller(self.controller),
-                                      randomize=self.randomize, prop_scale=self.prop_scale)
+                                      randomize=self.randomize, prop_scale=self.prop_scale, look=self.look)
         self.episode.reset()
         self._camera = CameraRenderer(self.episode.model, (CAMERA,), IMAGE_SIZE, IMAGE_SIZE)
         return self._observation(), {"seed": seed}

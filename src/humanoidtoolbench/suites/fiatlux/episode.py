@@ -24,6 +24,7 @@ from ...control.contract import get as get_contract
 from ...control.joint_position import JOINT_NAMES, JOINT_POSITION_V1, Q0_VECTOR, SCALE
 from ...control.servo import ServoController
 from ...robot.joints import HAND_JOINTS
+from ...sim import look as looks
 from ...sim import scene
 from ...sim.simulation import Simulation
 from ..base import FELL, SUCCESS, Episode, HoldCounter, StepResult
@@ -103,9 +104,10 @@ def termination(task: FiatluxTask, s: Snapshot) -> str | None:
 
 class FiatluxEpisode(Episode):
     def __init__(self, task: FiatluxTask, seed: int, controller: Controller | None = None,
-                 detail: str = "fast", randomize: bool = True, prop_scale: bool = False) -> None:
+                 detail: str = "fast", randomize: bool = True, prop_scale: bool = False, look: str | None = None) -> None:
         """`randomize=False` turns every randomisation off (lights, tint, jitter, hand friction, prop
-        scale); `prop_scale` scales the ladder, socket and fresh bulb per layout seed."""
+        scale); `prop_scale` scales the ladder, socket and fresh bulb per layout seed; `look` is how the
+        scene is drawn (a name of `sim.look.LOOKS`; None: the protocol's)."""
         self.condition = task
         self.seed = int(seed)
         self.randomize = randomize
@@ -122,6 +124,7 @@ class FiatluxEpisode(Episode):
             raise ValueError(f"controller {self.controller.name!r} runs on the Fiatlux robot as {wanted.__name__}; make it with the suite's make_controller")
         self.contract = get_contract(SUITE.contract_for(self.controller.name))
         self._place_props()
+        self.look = looks.get(look or SUITE.protocol.look)
         spec = self._build(detail)
         self.sim = Simulation(spec, self.controller)
         m = self.sim.model
@@ -170,7 +173,7 @@ class FiatluxEpisode(Episode):
 
     def _build(self, detail: str) -> mujoco.MjSpec:
         style = self.lighting.style(tuple(self._tint())) if self.randomize else scene.RoomStyle()
-        spec = scene.new_spec(style, scene.Room(ROOM_SIZE, ROOM_CENTRE, ceiling=True))
+        spec = scene.new_spec(style, scene.Room(ROOM_SIZE, ROOM_CENTRE, ceiling=True), self.look)
         props.add_workbench(spec, [*self.bench_pos, 0.0], self.bench_yaw)
         props.add_crate(spec, [*self.crate_pos, 0.0], self.crate_yaw)
         fx = self.layout.fixture

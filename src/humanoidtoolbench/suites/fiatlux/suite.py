@@ -67,10 +67,10 @@ class Fiatlux(Suite):
         key = text.strip().upper()
         return BY_KEY.get(key) or (ERRAND if key == ERRAND.key else None) or super().parse(text)
 
-    def make_episode(self, condition: FiatluxTask, seed: int, controller, detail: str):
+    def make_episode(self, condition: FiatluxTask, seed: int, controller, detail: str, look: str | None = None):
         from .episode import FiatluxEpisode
 
-        return FiatluxEpisode(condition, seed, controller=controller, detail=detail)
+        return FiatluxEpisode(condition, seed, controller=controller, detail=detail, look=look)
 
     def build_request(self, episode, image: np.ndarray, reset: bool) -> dict:
         return {

@@ -120,10 +120,10 @@ class FindSit(Suite):
     def seed_count(self, condition) -> int:
         return condition.size
 
-    def make_episode(self, condition, seed: int, controller, detail: str):
+    def make_episode(self, condition, seed: int, controller, detail: str, look: str | None = None):
         from .episode import FindSitEpisode
 
-        return FindSitEpisode(condition, seed, controller=controller, detail=detail)
+        return FindSitEpisode(condition, seed, controller=controller, detail=detail, look=look)
 
     def build_request(self, episode, image: np.ndarray, reset: bool) -> dict:
         # The segmentation render is the metrics' alone (FindSR's pixels): skipped in a run without them.

@@ -15,6 +15,7 @@ from ...control import decoupled_v1 as contract
 from ...control.assisted import AssistedController
 from ...control.base import Controller
 from ...robot.joints import PELVIS
+from ...sim import look as looks
 from ...sim import scene
 from ...sim.simulation import Simulation, home_upper_pose
 from ..base import Episode, HoldCounter, StepResult, terminal_outcome
@@ -29,14 +30,16 @@ SETTLE_MIN_STEPS = 25
 SETTLE_MAX_STEPS = 500
 REST_SPEED = 1e-3  # m/s and rad/s: every object slower than this counts as at rest
 DROP_CLEARANCE = 0.0005  # objects start this far above the bench top
+# The room around the bench; a dressed look's shadow lamp (where it has one) aims at the bench.
+ROOM = scene.Room(focus=(0.0, 0.0, bench.TOP), focus_radius=1.2)
 
 
 def _yaw_quat(yaw: float) -> list[float]:
     return [math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)]
 
 
-def build_scene(layout: Layout, controller: Controller, detail: str = "fast") -> mujoco.MjSpec:
-    spec = scene.new_spec(layout.style)
+def build_scene(layout: Layout, controller: Controller, detail: str = "fast", look: looks.Look = looks.FAST) -> mujoco.MjSpec:
+    spec = scene.new_spec(layout.style, ROOM, look)
     bench.add_bench(spec, layout.bench_rgba)
     top = bench.TOP + DROP_CLEARANCE
     for item in layout.items:
@@ -61,12 +64,17 @@ class TaskEpisode(Episode):
         seed: int,
         controller: Controller | None = None,
         detail: str = "fast",
+        look: str | None = None,
     ) -> None:
+        """`look`: how the scene is drawn (a name of `sim.look.LOOKS`; None: the protocol's)."""
+        from .suite import SUITE
+
         self.condition = condition
         self.seed = int(seed)
         self.layout = sample_layout(condition, seed)
         self.controller = controller or AssistedController()
-        self.sim = Simulation(build_scene(self.layout, self.controller, detail), self.controller)
+        self.look = looks.get(look or SUITE.protocol.look)
+        self.sim = Simulation(build_scene(self.layout, self.controller, detail, self.look), self.controller)
         m = self.sim.model
         robot = set(subtree_bodies(m, m.body(PELVIS).id))
         self._object_dofs = np.array([d for d in range(m.nv) if m.dof_bodyid[d] not in robot])
