@@ -39,20 +39,22 @@ def _yaw_quat(yaw: float) -> list[float]:
 
 
 def build_scene(layout: Layout, controller: Controller, detail: str = "fast", look: looks.Look = looks.FAST) -> mujoco.MjSpec:
+    """The episode's scene; a dressed look dresses the room, bench, tools, objects, ring and ice."""
     spec = scene.new_spec(layout.style, ROOM, look)
-    bench.add_bench(spec, layout.bench_rgba)
+    wardrobe = looks.Wardrobe(spec, look) if look.dressed else None
+    bench.add_bench(spec, layout.bench_rgba, wardrobe)
     top = bench.TOP + DROP_CLEARANCE
     for item in layout.items:
         if item.role == BALL:
-            markers.add_ball(spec, item.xy, top)
+            markers.add_ball(spec, item.xy, top, wardrobe)
         elif item.role == ICE:
-            add_ice_block(spec, item.name, item.xy, top)
+            add_ice_block(spec, item.name, item.xy, top, wardrobe)
         else:
             body = spec.worldbody.add_body(name=item.name, pos=[*item.xy, top], quat=_yaw_quat(item.yaw))
             body.add_freejoint(name=f"{item.name}_joint")
-            item.prop.build(spec, body, f"{item.name}/")
+            item.prop.build(spec, body, f"{item.name}/", wardrobe)
     if layout.ring is not None:
-        markers.add_ring(spec, layout.ring, bench.TOP)
+        markers.add_ring(spec, layout.ring, bench.TOP, wardrobe)
     scene.add_robot(spec, controller, detail)
     return spec
 
