@@ -97,6 +97,23 @@ def _require_headless_backend() -> None:
         )
 
 
+def render_view(model: mujoco.MjModel, data: mujoco.MjData, lookat, distance: float, azimuth: float, elevation: float,
+                width: int, height: int) -> np.ndarray:
+    """One image from a free camera orbiting `lookat` (degrees; negative elevation looks down), every
+    drawn group shown: close-ups for galleries and documentation, never a policy's view."""
+    _require_headless_backend()
+    option = mujoco.MjvOption()
+    option.geomgroup[:] = 0
+    for g in DRAWN_GROUPS:
+        option.geomgroup[g] = 1
+    cam = mujoco.MjvCamera()
+    cam.type = mujoco.mjtCamera.mjCAMERA_FREE
+    cam.lookat[:], cam.distance, cam.azimuth, cam.elevation = lookat, distance, azimuth, elevation
+    with mujoco.Renderer(model, height, width) as renderer:
+        renderer.update_scene(data, camera=cam, scene_option=option)
+        return renderer.render().copy()
+
+
 @lru_cache(maxsize=1)
 def backend_info() -> dict:
     """GL backend, vendor and renderer strings, and whether rendering runs on a GPU."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import ClassVar, Protocol
+from typing import Callable, ClassVar, Protocol
 
 import numpy as np
 
@@ -57,6 +57,29 @@ class Cameras:
     policy_camera: str
     width: int
     height: int
+
+
+@dataclass(frozen=True)
+class Subject:
+    """One close-up of a suite's gallery: `build(spec, look)` adds the object to an empty room's spec
+    near the origin and returns the point to look at (None: the origin); `prepare(model, data)`, if
+    given, sets the compiled scene's state before the picture (a block broken, say); `distance` (m)
+    is how far the camera stands from that point."""
+
+    name: str
+    build: Callable
+    distance: float = 0.6
+    elevation: float = -30.0  # degrees; negative looks down
+    azimuth: float = 120.0  # degrees
+    prepare: Callable | None = None
+
+
+@dataclass(frozen=True)
+class Gallery:
+    """A suite's gallery: close-up subjects, and (condition, seed) pairs whose first policy image is shown."""
+
+    subjects: tuple[Subject, ...] = ()
+    episodes: tuple[tuple[Condition, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -195,6 +218,11 @@ class Suite(ABC):
     @abstractmethod
     def make_episode(self, condition: Condition, seed: int, controller, detail: str, look: str | None = None) -> Episode:
         """A fresh episode (reset by the caller), drawn in `look` (None: the protocol's)."""
+
+    def gallery(self) -> "Gallery":
+        """What `htb-gallery` shoots for this suite: close-ups of its objects and the policy's view at
+        the start of a few episodes. None of it is scored."""
+        return Gallery()
 
     @abstractmethod
     def build_request(self, episode: Episode, image: np.ndarray, reset: bool) -> dict:

@@ -72,6 +72,11 @@ class Fiatlux(Suite):
 
         return FiatluxEpisode(condition, seed, controller=controller, detail=detail, look=look)
 
+    def gallery(self):
+        from .gallery import gallery
+
+        return gallery()
+
     def build_request(self, episode, image: np.ndarray, reset: bool) -> dict:
         return {
             "image": {IMAGE_KEY: image},

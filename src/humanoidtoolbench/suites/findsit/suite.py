@@ -125,6 +125,11 @@ class FindSit(Suite):
 
         return FindSitEpisode(condition, seed, controller=controller, detail=detail, look=look)
 
+    def gallery(self):
+        from .gallery import gallery
+
+        return gallery()
+
     def build_request(self, episode, image: np.ndarray, reset: bool) -> dict:
         # The segmentation render is the metrics' alone (FindSR's pixels): skipped in a run without them.
         episode.target_pixels = episode.count_target_pixels() if episode.paper_metrics else None

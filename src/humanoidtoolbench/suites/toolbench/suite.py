@@ -69,6 +69,11 @@ class ToolBench(Suite):
     def build_request(self, episode, image: np.ndarray, reset: bool) -> dict:
         return request(episode.condition, image, episode.state(), reset)
 
+    def gallery(self):
+        from .gallery import gallery
+
+        return gallery()
+
     def register_gymnasium(self, gymnasium) -> None:
         for cond in registry.CONDITIONS:
             if cond.env_id not in gymnasium.registry:
