@@ -100,6 +100,7 @@ class Shape:
     mesh: Mesh | None = None  # (vertices, faces) in the geom frame, for type "mesh"
     name: str = ""  # geom name after the prefix; empty leaves the geom unnamed
     surface: str = ""  # the material library's surface in a dressed look; empty: `surface_of` picks one
+    look_rgba: RGBA | None = None  # its colour in a dressed look (None: rgba), e.g. a hook's steel end
     dressed: bool = False  # visual detail built only in a dressed look (never a collision shape)
 
 
@@ -218,7 +219,7 @@ def _add_shapes(spec, body, prefix, shapes, per_share, count, wardrobe: Wardrobe
             material, rgba = mat.name, list(shape.rgba)
         else:  # the geom keeps MuJoCo's default rgba, so the material's colour and texture show
             shine = {} if shape.surface else FINISHES[shape.finish]  # a surface named outright shines as itself
-            material, rgba = wardrobe.material(surface, shape.rgba, **shine), [0.5, 0.5, 0.5, 1.0]
+            material, rgba = wardrobe.material(surface, shape.look_rgba or shape.rgba, **shine), [0.5, 0.5, 0.5, 1.0]
         kw = dict(type=getattr(mujoco.mjtGeom, "mjGEOM_" + shape.type.upper()), pos=list(shape.pos), quat=list(shape.quat),
                   rgba=rgba, material=material)
         if shape.name:

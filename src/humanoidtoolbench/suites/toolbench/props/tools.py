@@ -30,14 +30,15 @@ SECTION_NAMES = {4: "square", 6: "hexagonal", 8: "octagonal"}
 
 
 def bar(sides: int, width: float, start: float, end: float, *, rgba, contact, finish: str = "satin", name: str = "",
-        offset: float = 0.0, along_x: bool = False, share: float | None = None, lift: float = 0.0, surface: str = "") -> Shape:
+        offset: float = 0.0, along_x: bool = False, share: float | None = None, lift: float = 0.0, surface: str = "",
+        look_rgba=None) -> Shape:
     """A straight bar lying on a flat face (bottom at z = lift) from `start` to `end` along y (or x),
     `offset` off that axis; its mass share defaults to its length (uniform density)."""
     half, length = width / 2, abs(end - start)
     mid = (start + end) / 2
     pos = (mid, offset, half + lift) if along_x else (offset, mid, half + lift)
     common = dict(pos=pos, rgba=rgba, contact=contact, finish=finish, name=name, share=length if share is None else share,
-                  surface=surface)
+                  surface=surface, look_rgba=look_rgba)
     if sides == 4:
         return Shape("box", (length / 2, half, half) if along_x else (half, length / 2, half), **common)
     mesh = prism(regular_polygon(sides, half), length)
@@ -142,18 +143,18 @@ def hook(variant: int) -> Prop:
     end = HOOK_LENGTH / 2
     half = half_across(sides, width)  # the rod's half-width; turned across, the arm's half-depth along y
     solid = dict(contact=TOOL_CONTACT, lift=SKID)
+    metal = dict(surface="brushed_metal", look_rgba=P.STEEL)  # in a dressed look the hook's end is steel
     shapes = [
         bar(sides, width, end - GRIP_LENGTH, end, rgba=grip, finish="matte", name="grip", surface="rubber", **solid),
         bar(sides, width, -end, end - GRIP_LENGTH, rgba=body, name="shaft", surface="wood", **solid),
-        bar(sides, width, 0.0, side * arm, rgba=body, name="arm", offset=-end + half, along_x=True, surface="brushed_metal",
-            **solid),
+        bar(sides, width, 0.0, side * arm, rgba=body, name="arm", offset=-end + half, along_x=True, **metal, **solid),
         skid(sides, width, -end, end, rgba=body),
         skid(sides, width, 0.0, side * arm, rgba=body, name="arm_skid", offset=-end + half, along_x=True),
     ]
     inner = arm
     if back:
         shapes.append(bar(sides, width, -end, -end + 2 * half + back, rgba=body, name="return", offset=side * (arm - half),
-                          surface="brushed_metal", **solid))
+                          **metal, **solid))
         inner = arm - 2 * half
     axis_z = width / 2 + SKID
     grasp = (0.0, end - GRASP_INSET, axis_z)
