@@ -239,3 +239,16 @@ def test_the_gallery_writes_a_sheet_and_tiles_that_are_not_blank(tmp_path):
         image = np.asarray(Image.open(path).convert("RGB"), float)
         assert image.std() > 20 and len(np.unique(image.reshape(-1, 3), axis=0)) > 200, path.name
     assert Image.open(tiles[-1]).size == (640, 360)  # the policy's own image
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--tile", "800x600"], "--tile must be WIDTHxHEIGHT within 640x360, got '800x600'"),
+    (["--tile", "big"], "--tile must be WIDTHxHEIGHT"),
+    (["--limit", "-1"], "--limit must be 0 or more"),
+    (["--columns", "0"], "--columns must be 1 or more"),
+])
+def test_bad_gallery_input_is_one_line_and_exit_2(args, fragment, tmp_path, capsys):
+    assert gallery_cli.main(["toolbench", "--output", str(tmp_path), *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert fragment in err and "\n" not in err
+    assert not any(tmp_path.iterdir())

@@ -65,7 +65,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, help="shoot only the first N close-up subjects (a quick look)")
     p.add_argument("--episodes", type=int, help="start images of at most this many of the gallery's episodes")
     p.add_argument("--columns", type=int, default=COLUMNS, help=f"tiles per row of the sheet (default {COLUMNS})")
+    p.add_argument("--tile", default="x".join(map(str, TILE)), help="WIDTHxHEIGHT of a close-up and of a tile on the sheet "
+                   "(default %(default)s; the policy's views keep their camera's size as tiles)")
     return p
+
+
+def _tile(text: str) -> tuple[int, int] | None:
+    """(width, height) from WIDTHxHEIGHT, each 16 to 640 (the scenes' offscreen buffer); None if not that."""
+    m = re.fullmatch(r"(\d+)x(\d+)", text.strip())
+    size = (int(m[1]), int(m[2])) if m else None
+    return size if size and all(16 <= v <= 640 for v in size) and size[1] <= 360 else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,6 +86,10 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     if args.columns < 1:
         print(f"htb-gallery: --columns must be 1 or more, got {args.columns}", file=sys.stderr)
+        return 2
+    tile = _tile(args.tile)
+    if tile is None:
+        print(f"htb-gallery: --tile must be WIDTHxHEIGHT within 640x360, got {args.tile!r}", file=sys.stderr)
         return 2
     for suite in chosen:
         if args.look is not None and args.look not in suite.looks:
@@ -92,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         out = Path(args.output) / suite.name
         tiles = []
         for subject in subjects:
-            tiles.append((subject.name, shoot_subject(subject, look, TILE)))
+            tiles.append((subject.name, shoot_subject(subject, look, tile)))
             print(f"{suite.name}: {subject.name}", file=sys.stderr)
         for condition, seed in episodes:
             tiles.append((f"{condition.name} seed {seed}", shoot_episode(suite, condition, seed, look)))
@@ -100,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         for k, (label, image) in enumerate(tiles):
             write_image(out / "tiles" / f"{k:02d}_{slug(label)}.png", image)
         title = f"{suite.name}, {look.name} look: {len(subjects)} close-ups, {len(episodes)} policy views at an episode's start"
-        write_image(out / "sheet.png", contact_sheet(tiles, TILE, args.columns, title))
+        write_image(out / "sheet.png", contact_sheet(tiles, tile, args.columns, title))
         print(f"{out / 'sheet.png'}: {len(tiles)} tiles")
     return 0
 

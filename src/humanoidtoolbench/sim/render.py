@@ -22,9 +22,11 @@ class CameraRenderer:
     """One GL context and scene reused for every camera; call `close` when done.
 
     Geoms wholly outside a camera's view are left out of its scene: they
-    change no pixel while the scene has no shadows or reflections (lights cast
-    none, materials have reflectance 0), and their vertex work is a large part
-    of the cost of software rendering (a wrist camera sees a fraction of the robot).
+    change no pixel while the scene has no shadows or reflections (no look
+    of `sim.look.LOOKS` has a shadow map, materials have reflectance 0), and
+    their vertex work is a large part of the cost of software rendering (a
+    wrist camera sees a fraction of the robot). Under a look with a shadow
+    map, a geom out of view would cast no shadow into it.
     """
 
     def __init__(
