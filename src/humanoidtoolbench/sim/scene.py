@@ -3,9 +3,10 @@
 Tasks add their own bodies to the spec this module returns, then compile it
 once per episode layout. The look (`sim.look`) changes only how the room is
 drawn: a dressed look gives the same floor and wall geoms (same names, same
-order, same contacts) textured materials, adds a visual-only ceiling where
-the room has none, a soft headlight and one shadow-casting lamp over the
-room's focus; the fast look keeps flat colours and no shadows.
+order, same contacts) the materials of the room style's surfaces (a textured
+floor, painted walls), adds a visual-only ceiling where the room has none
+and a soft headlight, and, with a shadow map, one shadow-casting lamp over
+the room's focus; the fast look keeps the flat colours and no shadows.
 """
 
 from __future__ import annotations
@@ -57,9 +58,10 @@ class RoomStyle:
     floor_rgb: tuple[float, float, float] = (0.42, 0.40, 0.37)
     wall_rgb: tuple[float, float, float] = (0.80, 0.79, 0.75)
     # Surfaces of the material library a dressed look draws them with, tinted by the colours above.
+    # Walls and ceiling are seen from metres away, where a texture shows little and costs much.
     floor: str = "floor_tiles"
-    walls: str = "plaster"
-    ceiling: str = "plaster"
+    walls: str = "paint"
+    ceiling: str = "paint"
     ceiling_rgb: tuple[float, float, float] = (0.92, 0.91, 0.88)
 
 
@@ -143,7 +145,7 @@ def _add_room(spec: mujoco.MjSpec, style: RoomStyle, room: Room) -> None:
 
 
 def _dress_room(spec: mujoco.MjSpec, style: RoomStyle, room: Room, wardrobe: Wardrobe) -> None:
-    """Textured floor, walls and ceiling; a visual-only ceiling where the room has no solid one."""
+    """Floor, walls and ceiling in the style's surfaces; a visual-only ceiling where the room has no solid one."""
     wardrobe.dress(spec.geom("floor"), style.floor, (*style.floor_rgb, 1.0))
     for i in range(4):
         wardrobe.dress(spec.geom(f"wall_{i}"), style.walls, (*style.wall_rgb, 1.0))

@@ -22,9 +22,10 @@ Pieces:
 How to dress a suite
 --------------------
 1. Build the room with the look: `spec = scene.new_spec(style, room, look)`.
-   A dressed look textures the floor, walls and ceiling by the room style's
-   surfaces (`RoomStyle.floor`, `walls`, `ceiling`, tinted by its colours)
-   and adds a visual ceiling where the room has none.
+   A dressed look draws the floor, walls and ceiling in the room style's
+   surfaces (`RoomStyle.floor`, `walls`, `ceiling`, tinted by its colours;
+   walls default to untextured paint, which costs little) and adds a visual
+   ceiling where the room has none.
 2. After building the physics as before, and only if `look.dressed`, make a
    wardrobe (`wardrobe = Wardrobe(spec, look)`; any number of wardrobes may
    share one spec) and dress:

@@ -26,7 +26,6 @@ class Look:
     shadow_size: int = 0  # px, side of the shadow map; 0: no light casts shadows
     offsamples: int = 0  # multisampling of offscreen images (anti-aliasing)
     headlight: float = 0.0  # diffuse level of the light riding on the camera (softens what room lights leave dark)
-    description: str = ""
 
 
 STANDARD = Look(
@@ -36,9 +35,8 @@ STANDARD = Look(
     shadow_size=0,
     offsamples=0,
     headlight=0.12,
-    description="textured materials, ceiling, room lights with a soft headlight, one shadow-casting light",
 )
-FAST = Look("fast", dressed=False, description="flat colours, no shadows: the cheapest, for diagnostics (not reportable)")
+FAST = Look("fast", dressed=False)  # flat colours: the cheapest, for diagnostics (not reportable)
 
 LOOKS = {look.name: look for look in (STANDARD, FAST)}
 

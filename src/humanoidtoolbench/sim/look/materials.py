@@ -1,12 +1,14 @@
 """The material library: named surfaces (a texture pattern and how it shines) and the wardrobe that
 adds them to a spec.
 
-A surface names a pattern of `textures.PATTERNS`, a default colour and
-MuJoCo's lighting parameters. `Wardrobe.material(surface, rgba)` adds the
+A surface names a pattern of `textures.PATTERNS` (or none: a flat paint), a
+default colour and MuJoCo's lighting parameters. `Wardrobe.material(surface, rgba)` adds the
 texture once per spec and one material per (surface, colour) on first use,
 and returns the material's name for a geom. Reflectance stays 0: MuJoCo's
 reflections redraw the scene (a second pass per reflecting surface), far
-more than they show at the cameras' range.
+more than they show at the cameras' range. Software rendering pays for a
+texture per pixel it covers (docs/PERFORMANCE.md): large surfaces seen from
+afar, where a pattern would not show, take the untextured `paint`.
 """
 
 from __future__ import annotations
@@ -25,13 +27,12 @@ RGBA = tuple[float, float, float, float]
 
 @dataclass(frozen=True)
 class Surface:
-    pattern: str  # a key of textures.PATTERNS
+    pattern: str | None  # a key of textures.PATTERNS; None: untextured
     rgba: RGBA  # the default colour, multiplied into the texture
     specular: float = 0.2
     shininess: float = 0.3
     # Repeats of the texture per metre (texuniform): how large the pattern is drawn.
     repeat: float = 4.0
-    emission: float = 0.0
 
 
 SURFACES: dict[str, Surface] = {
@@ -40,6 +41,7 @@ SURFACES: dict[str, Surface] = {
     "varnished_wood": Surface("wood", (0.62, 0.44, 0.26, 1.0), specular=0.5, shininess=0.7, repeat=2.5),
     "floorboards": Surface("planks", (0.62, 0.47, 0.32, 1.0), specular=0.3, shininess=0.5, repeat=0.6),
     # Walls, ceilings and floors.
+    "paint": Surface(None, (0.86, 0.85, 0.81, 1.0), specular=0.05, shininess=0.1),
     "plaster": Surface("plaster", (0.86, 0.85, 0.81, 1.0), specular=0.05, shininess=0.1, repeat=0.5),
     "floor_tiles": Surface("tiles", (0.78, 0.76, 0.72, 1.0), specular=0.35, shininess=0.6, repeat=1.0),
     # Soft goods.
@@ -100,8 +102,9 @@ class Wardrobe:
         name = f"look/{surface}/{hashlib.sha256(key.encode()).hexdigest()[:10]}"
         if self.spec.material(name) is None:
             mat = self.spec.add_material(name=name, rgba=colour, texuniform=True, texrepeat=[reps, reps], specular=shine[0],
-                                         shininess=shine[1], reflectance=0.0, emission=s.emission)
-            mat.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = self.texture(s.pattern, seed)
+                                         shininess=shine[1], reflectance=0.0)
+            if s.pattern is not None:
+                mat.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = self.texture(s.pattern, seed)
         return name
 
     def dress(self, geom: mujoco.MjsGeom, surface: str, rgba=None, **kw) -> mujoco.MjsGeom:
