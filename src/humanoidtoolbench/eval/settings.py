@@ -10,10 +10,6 @@ from ..suites.base import Condition, Suite
 from .records import EvalConfig
 
 
-def look_reason(look: str, protocol_look: str) -> str:
-    return f"look {look!r} instead of {protocol_look!r}"
-
-
 @dataclass(frozen=True)
 class EvalSettings:
     """Unset fields take the suite's standard protocol."""
@@ -76,7 +72,7 @@ class EvalSettings:
         if self.controller != p.controller:
             reasons.append(f"controller {self.controller!r} instead of {p.controller!r}")
         if self.look != p.look:
-            reasons.append(look_reason(self.look, p.look))
+            reasons.append(f"look {self.look!r} instead of {p.look!r}")
         return reasons
 
     def config(self) -> EvalConfig:

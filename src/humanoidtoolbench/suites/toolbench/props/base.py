@@ -6,10 +6,9 @@ its collision geometry, and for tools the long axis is +y with the handle end
 at +y (towards the robot when the prop's yaw is 0 and the robot faces -y).
 
 Built with a wardrobe (a dressed look, `sim.look`), every shape takes a
-textured material of the library instead of its flat colour: its `surface`,
-or one read from its colour and finish (`surface_of`); shapes marked
-`dressed` (extra detail: a metal ferrule, a printed label) are added as
-visual-only geoms. Geoms, masses and contacts are the same in every look.
+textured material of the library instead of its flat colour: its `surface`
+(and `look_rgba`), or one read from its colour and finish (`surface_of`).
+Geoms, masses and contacts are the same in every look.
 """
 
 from __future__ import annotations
@@ -101,7 +100,6 @@ class Shape:
     name: str = ""  # geom name after the prefix; empty leaves the geom unnamed
     surface: str = ""  # the material library's surface in a dressed look; empty: `surface_of` picks one
     look_rgba: RGBA | None = None  # its colour in a dressed look (None: rgba), e.g. a hook's steel end
-    dressed: bool = False  # visual detail built only in a dressed look (never a collision shape)
 
 
 def segment(a, b, radius: float, **kwargs) -> Shape:
@@ -160,9 +158,7 @@ def assemble(kind: str, family: str, variant: int, mass: float, shapes, *, flex:
     resting frame (collision footprint centred on the origin, lowest collision point at z = 0)
     and splits `mass` over the collision shapes by share, so conventions and totals hold by
     construction. The height is the top of every shape, decoration included."""
-    every = [s for s in list(shapes) + [s for f in flex for s in f.shapes] if not s.dressed]
-    if any(s.dressed and s.contact is not None for s in list(shapes) + [s for f in flex for s in f.shapes]):
-        raise ValueError(f"{kind}: a shape built only in a dressed look must be visual only (contact None)")
+    every = list(shapes) + [s for f in flex for s in f.shapes]
     solids = [s for s in every if s.contact is not None]
     lo, hi = bounds(solids)
     offset = np.array([-(lo[0] + hi[0]) / 2, -(lo[1] + hi[1]) / 2, -lo[2]])
@@ -211,8 +207,6 @@ def surface_of(shape: Shape) -> str | None:
 
 def _add_shapes(spec, body, prefix, shapes, per_share, count, wardrobe: Wardrobe | None) -> int:
     for shape in shapes:
-        if shape.dressed and wardrobe is None:
-            continue
         surface = None if wardrobe is None else surface_of(shape)
         if surface is None:
             mat = spec.add_material(name=f"{prefix}mat{count}", rgba=list(shape.rgba), reflectance=0, **FINISHES[shape.finish])
