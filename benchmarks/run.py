@@ -6,10 +6,12 @@
    env step to the raw `mj_step` calls of the same steps (replayed from the
    same state with the same actuator inputs, in the same run).
 2. Head-camera frames/s at 640 x 360 on one core (a child process pinned to
-   one CPU, Mesa llvmpipe with LP_NUM_THREADS=1).
+   one CPU, Mesa llvmpipe with LP_NUM_THREADS=1), in the protocol's look and
+   in the fast look.
 3. A recorded episode's seconds split into physics, rendering, encoding,
    policy and video probing (from the episode summaries).
-4. The same episodes with 1 and with 2 workers: the speed-up.
+4. The same episodes with 1 and with 2 workers: the speed-up; and with 2
+   workers in the fast look: what the protocol's look costs a recorded run.
 5. The projected wall time of a standard condition (100 episodes, full
    recording) with the expert policy.
 
@@ -18,7 +20,9 @@ episode length from one unrecorded episode); the full mode records expert
 episodes with 1 and 2 workers and feeds docs/PERFORMANCE.md. Human-readable
 lines first; the last line is one JSON object with the figures. Everything
 runs on one controller, the tool-use protocol's unless `--controller` names
-another.
+another; every look-dependent figure is measured in the protocol's look
+unless it says fast. `benchmarks/look_cost.py` breaks the look's cost down by
+setting.
 """
 
 from __future__ import annotations
@@ -55,6 +59,8 @@ CONDITION = parse(DEFAULT_ENV)
 ASSUMED_STEPS = 1000  # mean episode length assumed when there is no expert policy to measure
 STATE = mujoco.mjtState.mjSTATE_INTEGRATION
 PARTS = ("physics", "render", "encode", "policy", "probe")
+PROTOCOL_LOOK = SUITE.protocol.look
+LOOK_BUDGET = 1.3  # a recorded run in the protocol's look may take this many times the fast look's
 
 
 def commands(base_yaw: float) -> list[np.ndarray]:
@@ -110,9 +116,9 @@ def step_overhead(seconds: float, controller: str) -> dict:
     }
 
 
-def cameras(seconds: float, controller: str) -> dict:
+def cameras(seconds: float, controller: str, look: str) -> dict:
     """Frames/s of the head camera alone and of all four cameras (runs in a child pinned to one core)."""
-    ep = TaskEpisode(CONDITION, SEED_START, controller=make_controller(controller))
+    ep = TaskEpisode(CONDITION, SEED_START, controller=make_controller(controller), look=look)
     ep.reset()
 
     def rate(fn) -> float:
@@ -130,11 +136,12 @@ def cameras(seconds: float, controller: str) -> dict:
             "renderer": backend_info().get("renderer"), "camera_cpus": sorted(os.sched_getaffinity(0))}
 
 
-def evaluate(policy: str, controller: str, episodes: int, max_steps: int, workers: int, video: bool = True) -> dict:
+def evaluate(policy: str, controller: str, episodes: int, max_steps: int, workers: int, video: bool = True,
+             look: str = PROTOCOL_LOOK) -> dict:
     """One htb-eval run into a scratch directory (runs in a child): wall seconds and the summaries."""
     with tempfile.TemporaryDirectory(prefix="htb-bench-") as out:
         args = ["--policy", policy, "--controller", controller, "--episodes", str(episodes), "--max-steps", str(max_steps),
-                "--workers", str(workers), "--output", out] + ([] if video else ["--no-video"])
+                "--workers", str(workers), "--look", look, "--output", out] + ([] if video else ["--no-video"])
         log = io.StringIO()  # htb-eval's progress lines would bury the figures
         started, cpu = time.perf_counter(), _cpu_seconds()
         with contextlib.redirect_stderr(log):
@@ -217,10 +224,13 @@ def main() -> None:
           f"{figures['raw_mj_step_per_s']:.0f} mj_step/s); ratio {figures['step_overhead_ratio']:.3f}"
           + (" (target <= 1.25)" if controller == "assisted" else " (assisted's target is 1.25; this one balances and solves IK each step)"))
 
-    cam = in_child(cameras, 2.0 if quick else 10.0, controller, env={"LP_NUM_THREADS": "1"}, cpus={0})
+    cam, fast_cam = (in_child(cameras, 2.0 if quick else 10.0, controller, look, env={"LP_NUM_THREADS": "1"}, cpus={0})
+                     for look in (PROTOCOL_LOOK, "fast"))
     figures.update(cam)
+    figures.update(fast_head_camera_fps=fast_cam["head_camera_fps"], fast_four_camera_frames_per_s=fast_cam["four_camera_frames_per_s"])
     print(f"head camera 640x360 on one core (CPU {cam['camera_cpus'][0]}, LP_NUM_THREADS=1): {cam['head_camera_fps']:.0f} frames/s "
-          f"(target >= 60); all four cameras: {cam['four_camera_frames_per_s']:.0f} recorded steps/s ({cam['renderer']})")
+          f"in the {PROTOCOL_LOOK} look (target >= 60), {fast_cam['head_camera_fps']:.0f} in the fast look; all four cameras: "
+          f"{cam['four_camera_frames_per_s']:.0f} recorded steps/s ({fast_cam['four_camera_frames_per_s']:.0f} fast) ({cam['renderer']})")
 
     if quick or not expert:
         policy, episodes, steps = "pose-hold", (2 if quick else 4), (100 if quick else 1000)
@@ -228,8 +238,10 @@ def main() -> None:
         policy, episodes, steps = "expert", 4, MAX_STEPS
     serial = in_child(evaluate, policy, controller, episodes, steps, 1)
     parallel = in_child(evaluate, policy, controller, episodes, steps, 2)
+    fast = in_child(evaluate, policy, controller, episodes, steps, 2, True, "fast")
     recorded = split(serial["summaries"])
     speedup = serial["wall"] / parallel["wall"]
+    figures.update(fast_parallel_seconds=round(fast["wall"], 2), look_wall_ratio=round(parallel["wall"] / fast["wall"], 3))
     figures.update(
         episode_seconds=recorded, serial_seconds=round(serial["wall"], 2), parallel_seconds=round(parallel["wall"], 2),
         worker_speedup=round(speedup, 3), speedup_episodes=f"{episodes} x {policy}, up to {steps} steps, recorded",
@@ -247,6 +259,8 @@ def main() -> None:
           f"(parallel rasterization, background encoding), {figures['parallel_cores_used']:.2f} with 2; "
           f"CPU time {100 * figures['parallel_cpu_overhead']:+.0f}% with 2 workers"
           + (f"; against 1 worker held to one core: {figures['worker_speedup_vs_one_core']:.2f}" if not quick else ""))
+    print(f"{episodes} episodes, 2 workers: {parallel['wall']:.1f} s in the {PROTOCOL_LOOK} look, {fast['wall']:.1f} s in the fast "
+          f"look: {figures['look_wall_ratio']:.2f} x (target <= {LOOK_BUDGET})")
 
     measured = None
     if expert:

@@ -4,7 +4,8 @@
     python examples/render_layout.py G1BallMove-L1-S --camera wrist_left
 
 The layout is the one the evaluator uses for that condition and seed, on the
-robot of the standard protocol's controller (`--controller` names another).
+robot of the standard protocol's controller (`--controller` names another),
+in the protocol's look (`--look fast`: the flat colours).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=SEED_START)
     parser.add_argument("--camera", default=POLICY_CAMERA, choices=CAMERA_NAMES)
     parser.add_argument("--controller", default=SUITE.protocol.controller, choices=SUITE.controllers)
+    parser.add_argument("--look", default=SUITE.protocol.look, choices=SUITE.looks)
     parser.add_argument("--output", default="layout.png")
     args = parser.parse_args()
     try:
@@ -35,7 +37,7 @@ def main() -> int:
     except UnknownEnvironment as exc:
         print(f"render_layout: {exc}", file=sys.stderr)
         return 2
-    episode = TaskEpisode(condition, args.seed, controller=make_controller(args.controller))
+    episode = TaskEpisode(condition, args.seed, controller=make_controller(args.controller), look=args.look)
     episode.reset()
     with CameraRenderer(episode.model, (args.camera,)) as cams:
         write_png(args.output, cams.render(episode.data, args.camera))

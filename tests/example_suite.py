@@ -103,7 +103,7 @@ class PuckSuite(Suite):
     def conditions(self):
         return (PuckCondition(),)
 
-    def make_episode(self, condition, seed, controller, detail):
+    def make_episode(self, condition, seed, controller, detail, look=None):
         return PuckEpisode(condition, seed)
 
     def build_request(self, episode, image, reset):

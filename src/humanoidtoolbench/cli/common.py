@@ -67,6 +67,12 @@ def check_controller(suite: Suite, controller: str | None) -> None:
         raise UsageError(f"--controller {controller}: the {suite.name} suite's commands run on {', '.join(suite.controllers)}")
 
 
+def check_look(suite: Suite, look: str | None) -> None:
+    """Refuse a look the suite is not drawn in (None: the protocol's)."""
+    if look is not None and look not in suite.looks:
+        raise UsageError(f"--look {look}: the {suite.name} suite is drawn in {', '.join(suite.looks)}")
+
+
 def check_seed_range(suite: Suite, conditions, seed_start: int, count: int) -> None:
     """Where seeds index a fixed episode list (find-navigate-sit), the range must lie within it."""
     for cond in conditions:

@@ -171,7 +171,8 @@ def _export(args, conditions, policy, backend) -> int:
         if (index + 1) % 10 == 0 or index + 1 == total:
             progress.message(f"exported {index + 1}/{total} episodes")
 
-    meta = about(policy.info, args.seed_start, args.keep_failed, [c.name for c in conditions], settings.controller)
+    meta = about(policy.info, args.seed_start, args.keep_failed, [c.name for c in conditions], settings.controller,
+                 settings.look)
     try:
         info = write_dataset(Path(args.output), spec, demo_episodes(picked), meta, exported)
     except DatasetError as exc:

@@ -16,7 +16,7 @@ from ..policies.errors import PolicyConnectionError, PolicyError, PolicyLoadErro
 from ..policies.http_client import DEFAULT_TIMEOUT_S, PREFLIGHT_TIMEOUT_S
 from ..robot import assets
 from .common import (
-    MAX_EPISODES, MAX_WORKERS, SEED_LIMIT, OneLineParser, UsageError, check_controller, check_model_fits,
+    MAX_EPISODES, MAX_WORKERS, SEED_LIMIT, OneLineParser, UsageError, check_controller, check_look, check_model_fits,
     check_seed_range, conditions_of, speaks, worker_count,
 )
 
@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="htb-eval",
         description="Evaluate a policy on HumanoidToolBench conditions. The defaults are each suite's standard protocol "
         f"(tool use: {std.episodes} episodes from seed {std.seed_start}, {std.max_steps} steps, the {std.controller} "
-        "controller); anything else is a "
+        f"controller, the {std.look} look); anything else is a "
         "diagnostic run.",
     )
     p.add_argument(
@@ -55,6 +55,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--controller",
         choices=sorted(CONTROLLERS),
         help=f"what executes the commands (default: the suite's protocol, {std.controller} for tool use)",
+    )
+    p.add_argument(
+        "--look",
+        choices=sorted({look for s in suites.suites() for look in s.looks}),
+        help=f"how the scenes are drawn (default: the suite's protocol, {std.look}); 'fast' draws flat colours "
+        "without textures, cheaper, for diagnostics (results are not reportable)",
     )
     p.add_argument("--output", default=DEFAULT_OUTPUT, help=f"results directory (default {DEFAULT_OUTPUT})")
     p.add_argument("--rerun", action="store_true", help="evaluate again even where a matching validated result exists")
@@ -165,6 +171,7 @@ def _check_numbers(args, conditions) -> None:
         )
     check_seed_range(suite, conditions, args.seed_start, args.episodes)
     check_controller(suite, args.controller)
+    check_look(suite, args.look)
     if args.policy_timeout is not None and not 0 < args.policy_timeout <= MAX_POLICY_TIMEOUT_S:
         raise UsageError(
             f"--policy-timeout must be more than 0 and at most {MAX_POLICY_TIMEOUT_S:g} seconds, got {args.policy_timeout:g}"
@@ -398,6 +405,7 @@ def _dry_run(args, conditions, settings_of) -> None:
         seeds = f"{s.seeds[0]}..{s.seeds[-1]}" if len(s.seeds) > 1 else str(s.seeds[0])
         print(
             f"[{k}/{len(conditions)}] {cond.env_id}: {s.episodes} episodes, seeds {seeds}, {s.max_steps} steps, the {s.controller} controller, "
+            f"the {s.look} look, "
             f"{'videos of ' + ', '.join(s.cameras) if s.record_video else 'no video'}"
             f"{', paper metrics' if s.paper_metrics else ''}"
             f"{''.join(f', {k}={v}' for k, v in s.options.items())}; instruction {cond.instruction!r}; "
@@ -443,7 +451,7 @@ def _main(argv: list[str] | None) -> int:
     def settings_of(cond):
         return EvalSettings(
             cond, args.episodes, args.seed_start, args.max_steps, record_video=not args.no_video, controller=args.controller,
-            paper_metrics=args.metrics, options=args.options,
+            look=args.look, paper_metrics=args.metrics, options=args.options,
         )
 
     if args.dry_run:

@@ -124,7 +124,8 @@ def _claim(run, settings, output, fingerprint, policy_info, label, progress) -> 
             progress.message(f"{label}: {exc}; starting a new run")
     run = RunDir.create(output, settings.condition.name)
     lock = run.lock()  # before the configuration, which is what makes the run resumable by others
-    label = policy_label(policy_info, settings.controller, settings.suite.protocol.controller)
+    protocol = settings.suite.protocol
+    label = policy_label(policy_info, settings.controller, protocol.controller, settings.look, protocol.look)
     config = RunConfig(**msgspec.structs.asdict(settings.config()), fingerprint=fingerprint, policy_info=policy_info,
                        policy_label=label)
     run.write_json(CONFIG, config.to_json())

@@ -123,13 +123,15 @@ def demo_episodes(picked: list[Picked]) -> Iterator[DemoEpisode]:
         )
 
 
-def about(policy_info: dict, seed_start: int, keep_failed: bool, conditions: list[str], controller: str) -> dict:
+def about(policy_info: dict, seed_start: int, keep_failed: bool, conditions: list[str], controller: str,
+          look: str) -> dict:
     """What produced a dataset, for meta/humanoidtoolbench.json."""
     return {
         "package_version": __version__,
         "policy": {k: policy_info.get(k) for k in ("policy", "checkpoint", "transport", "privileged")},
         "conditions": conditions,
         "controller": controller,
+        "look": look,
         "seed_start": seed_start,
         "episodes_kept": "all" if keep_failed else "successful",
     }

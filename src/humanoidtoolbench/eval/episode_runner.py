@@ -55,7 +55,8 @@ def run_episode(settings: EvalSettings, policy, seed: int, run: RunDir, on_step=
     suite, cond = settings.suite, settings.condition
     contract = suite.action_contract(settings.controller)
     cams_spec = suite.cameras
-    episode = suite.make_episode(cond, seed, suite.make_controller(settings.controller), settings.visual_detail, **settings.options)
+    episode = suite.make_episode(cond, seed, suite.make_controller(settings.controller), settings.visual_detail,
+                                 look=settings.look, **settings.options)
     episode.paper_metrics = settings.paper_metrics
     episode.reset()
     run.discard_episode(seed)

@@ -12,12 +12,14 @@ def policy_identity(policy_info: dict) -> dict:
     return {k: policy_info.get(k) for k in IDENTITY} | {k: policy_info[k] for k in GIVEN_ONLY if k in policy_info}
 
 
-def policy_label(policy_info: dict, controller: str | None = None, protocol_controller: str | None = None) -> str:
+def policy_label(policy_info: dict, controller: str | None = None, protocol_controller: str | None = None,
+                 look: str | None = None, protocol_look: str | None = None) -> str:
     """A policy's name, with its checkpoint where that says more than the built-in's own name, the model
-    of its model configuration, and its controller where that is not the protocol's: scores on two
-    controllers or of two models never share a row."""
+    of its model configuration, and its controller and look where they are not the protocol's: scores on
+    two controllers, in two looks or of two models never share a row."""
     name, checkpoint = policy_info.get("policy") or "unknown policy", policy_info.get("checkpoint")
     label = name if checkpoint in (None, "", f"builtin:{name}") else f"{name} @ {checkpoint}"
     model = (policy_info.get("model_config") or {}).get("model")
     label = f"{label} · {model}" if model else label
-    return label if controller == protocol_controller else f"{label} [{controller}]"
+    tags = ([controller] if controller != protocol_controller else []) + ([f"{look} look"] if look != protocol_look else [])
+    return f"{label} [{', '.join(tags)}]" if tags else label

@@ -56,6 +56,7 @@ def build_result(
         reasons=reasons,
         policy_info={**policy_info, "chunk_size": chunk_size(summaries)},
         controller=settings.controller,
+        look=settings.look,
         robot_variant=config.robot_variant,
         control_hz=config.control_hz,
         action_schema=config.action_schema,

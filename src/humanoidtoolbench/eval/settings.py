@@ -21,6 +21,7 @@ class EvalSettings:
     record_video: bool = True
     visual_detail: str | None = None
     controller: str | None = None
+    look: str | None = None
     paper_metrics: bool = False  # htb-eval --metrics: the suite's opt-in metrics, recorded
     options: dict = field(default_factory=dict)  # the suite's episode options given; the rest standard
 
@@ -38,6 +39,7 @@ class EvalSettings:
             ("max_steps", self.suite.budget(self.condition)),
             ("visual_detail", p.visual_detail),
             ("controller", p.controller),
+            ("look", p.look),
         ):
             if getattr(self, name) is None:
                 object.__setattr__(self, name, default)
@@ -76,6 +78,8 @@ class EvalSettings:
             reasons.append(f"visual detail {self.visual_detail!r} instead of {p.visual_detail!r}")
         if self.controller != p.controller:
             reasons.append(f"controller {self.controller!r} instead of {p.controller!r}")
+        if self.look != p.look:
+            reasons.append(f"look {self.look!r} instead of {p.look!r}")
         return reasons + self.suite.option_reasons(self.options)
 
     def config(self) -> EvalConfig:
@@ -99,6 +103,7 @@ class EvalSettings:
             paper_metrics=self.paper_metrics,
             options=self.options or None,
             visual_detail=self.visual_detail,
+            look=self.look,
             cameras=list(self.cameras) if self.record_video else [],
             video={"fps": FPS, "width": cams.width, "height": cams.height, "codec": "h264", "encoder": CODEC},
         )

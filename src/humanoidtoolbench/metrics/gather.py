@@ -3,12 +3,13 @@
 A result is the run `runs.select` scores for one policy and condition in any
 of the directories given (the latest validated one); a policy is its label
 (`eval.identity.policy_label`: name, checkpoint, a planner's model, and the
-controller where it is not the protocol's: a result on another controller is a
-diagnostic run, never mixed into the protocol's row). Counts, steps to success
-and failure causes come from `metrics.report`, which verifies the run and
-derives them from its episodes; provenance from the typed result record; the
-sample videos (one success, one failure, lowest seeds first, the policy's
-camera) from the episode summaries of verified runs only.
+controller and look where they are not the protocol's: a result on another
+controller or in another look is a diagnostic run, never mixed into the
+protocol's row). Counts, steps to success and failure causes come from
+`metrics.report`, which verifies the run and derives them from its episodes;
+provenance from the typed result record; the sample videos (one success, one
+failure, lowest seeds first, the policy's camera) from the episode summaries
+of verified runs only.
 """
 
 from __future__ import annotations

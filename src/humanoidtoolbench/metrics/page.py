@@ -146,13 +146,13 @@ def _provenance(table: SuiteTable) -> str:
         verified = "yes" if result.report.verified else '<span class="marker bad">NOT VERIFIED</span>'
         dirty = " (uncommitted changes)" if rec.code.get("git_dirty") else ""
         cells = [escape(result.condition.name), escape(result.policy), reportable, verified, escape(str(result.run_dir)),
-                 f"{escape(rec.controller)} / {escape(rec.robot_variant)}", _code(rec.source_digest),
+                 f"{escape(rec.controller)} / {escape(rec.robot_variant)} / {escape(rec.look)}", _code(rec.source_digest),
                  _code(rec.assets.get("manifest_sha256")),
                  _code(rec.code.get("git_commit") or rec.code.get("package_version")) + dirty,
                  escape(", ".join(f"{k} {v}" for k, v in sorted(rec.versions.items()))), escape(rec.finished_at)]
         css = "reportable" if result.report.reportable else "not-reportable"
         rows.append(f'<tr class="provenance-row {css}">' + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    head = ["Condition", "Policy", "Reportable", "Verified", "Run", "Controller / robot", "Source digest",
+    head = ["Condition", "Policy", "Reportable", "Verified", "Run", "Controller / robot / look", "Source digest",
             "Asset manifest", "Code", "Versions", "Finished"]
     return _table("provenance", head, rows)
 

@@ -67,15 +67,16 @@ class ReportError(ValueError):
 
 def standing(name: str, result: dict) -> tuple[bool, list[str]]:
     """Whether a recorded result is reportable under its suite's protocol as it is now, and why not.
-    Its own flag and reasons held when it was run; a result recorded on another controller than the
-    protocol's today (the protocol's controller has changed since) is a diagnostic run now."""
+    Its own flag and reasons held when it was run; a result recorded on another controller or in
+    another look than the protocol's today (the protocol has changed since) is a diagnostic run now.
+    A result without a look was drawn before looks existed, in the flat colours of `fast`."""
     reasons = [str(r) for r in result.get("reasons") or []]
-    ours = suites.suite_of(suites.parse(name)).protocol.controller
-    controller = result.get("controller")
-    stale = f"controller {controller!r} instead of {ours!r}"
-    if controller != ours and stale not in reasons:
-        reasons.append(stale)
-    return bool(result.get("reportable")) and controller == ours, reasons
+    protocol = suites.suite_of(suites.parse(name)).protocol
+    controller, look = result.get("controller"), result.get("look", "fast")
+    stale = [f"controller {controller!r} instead of {protocol.controller!r}"] if controller != protocol.controller else []
+    stale += [f"look {look!r} instead of {protocol.look!r}"] if look != protocol.look else []
+    reasons += [r for r in stale if r not in reasons]
+    return bool(result.get("reportable")) and not stale, reasons
 
 
 def _json(path: Path) -> dict:

@@ -77,11 +77,12 @@ def _finished(result: dict) -> _dt.datetime | None:
         return None
 
 
-def _run(path: Path, results_dir: Path, protocol_controller: str) -> _Run:
+def _run(path: Path, results_dir: Path, protocol) -> _Run:
     config, _ = _read(path / CONFIG)
     result, why = _read(path / RESULT)
     source = config if config and "policy_info" in config else (result or {})
-    label = policy_label(source.get("policy_info") or {}, source.get("controller"), protocol_controller)
+    label = policy_label(source.get("policy_info") or {}, source.get("controller"), protocol.controller,
+                         source.get("look", "fast"), protocol.look)  # a run from before looks drew the fast one
     if result is None:
         state, why = (UNFINISHED, "") if why == "missing" else (UNREADABLE, why)
         return _Run(path, results_dir, label, state, None, why)
@@ -106,7 +107,7 @@ def select(dirs: list[Path]) -> tuple[list[Selection], list[OtherRun]]:
             for results_dir in dirs:
                 for path in sorted((Path(results_dir) / cond.name).glob("run-*")):
                     if path.is_dir():
-                        run = _run(path, Path(results_dir), suite.protocol.controller)
+                        run = _run(path, Path(results_dir), suite.protocol)
                         groups.setdefault(run.policy, []).append(run)
                         if run.state == UNREADABLE:
                             unreadable.append(OtherRun(run.path, run.state, run.detail))

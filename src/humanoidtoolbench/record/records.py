@@ -127,6 +127,9 @@ class EvalConfig(Record):
     # The suite's episode options (observation mode, randomisation, ...); None for a suite without any,
     # as in configurations written before options existed.
     options: dict[str, Any] | None = None
+    # How the scenes were drawn (`sim.look`); a run written before looks existed drew the flat
+    # colours the `fast` look keeps.
+    look: str = "fast"
 
 
 class RunConfig(EvalConfig, kw_only=True):
@@ -177,6 +180,7 @@ class BenchmarkResult(Record):
     finished_at: str
     files: dict[str, str]  # run-relative path -> SHA-256 of the configuration, policy info and every summary
     record_sha256: str  # SHA-256 of the canonical JSON of every other field (`eval.integrity`)
+    look: str = "fast"  # as in EvalConfig: results from before looks existed drew the fast look's flat colours
 
 
 def convert(obj: Any, model: type[T], name: str = "record") -> T:

@@ -22,9 +22,11 @@ class CameraRenderer:
     """One GL context and scene reused for every camera; call `close` when done.
 
     Geoms wholly outside a camera's view are left out of its scene: they
-    change no pixel while the scene has no shadows or reflections (lights cast
-    none, materials have reflectance 0), and their vertex work is a large part
-    of the cost of software rendering (a wrist camera sees a fraction of the robot).
+    change no pixel while the scene has no shadows or reflections (no look
+    of `sim.look.LOOKS` has a shadow map, materials have reflectance 0), and
+    their vertex work is a large part of the cost of software rendering (a
+    wrist camera sees a fraction of the robot). Under a look with a shadow
+    map, a geom out of view would cast no shadow into it.
     """
 
     def __init__(
@@ -95,6 +97,23 @@ def _require_headless_backend() -> None:
             "MuJoCo was imported before humanoidtoolbench with no MUJOCO_GL set, so it chose a windowed "
             "OpenGL backend; set MUJOCO_GL=egl or import humanoidtoolbench first"
         )
+
+
+def render_view(model: mujoco.MjModel, data: mujoco.MjData, lookat, distance: float, azimuth: float, elevation: float,
+                width: int, height: int) -> np.ndarray:
+    """One image from a free camera orbiting `lookat` (degrees; negative elevation looks down), every
+    drawn group shown: close-ups for galleries and documentation, never a policy's view."""
+    _require_headless_backend()
+    option = mujoco.MjvOption()
+    option.geomgroup[:] = 0
+    for g in DRAWN_GROUPS:
+        option.geomgroup[g] = 1
+    cam = mujoco.MjvCamera()
+    cam.type = mujoco.mjtCamera.mjCAMERA_FREE
+    cam.lookat[:], cam.distance, cam.azimuth, cam.elevation = lookat, distance, azimuth, elevation
+    with mujoco.Renderer(model, height, width) as renderer:
+        renderer.update_scene(data, camera=cam, scene_option=option)
+        return renderer.render().copy()
 
 
 @lru_cache(maxsize=1)

@@ -1,17 +1,25 @@
 """Scene composition: physics options, the room, and the robot attached to it.
 
 Tasks add their own bodies to the spec this module returns, then compile it
-once per episode layout.
+once per episode layout. The look (`sim.look`) changes only how the room is
+drawn: a dressed look gives the same floor and wall geoms (same names, same
+order, same contacts) the materials of the room style's surfaces (a textured
+floor, painted walls), adds a visual-only ceiling where the room has none
+and a soft headlight, and, with a shadow map, one shadow-casting lamp over
+the room's focus; the fast look keeps the flat colours and no shadows.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import mujoco
+import numpy as np
 
 from ..control.base import Controller
 from ..robot import assets, collision
+from .look import FAST, Look, Wardrobe, visual
 
 TIMESTEP = 0.005  # s
 SUBSTEPS = 4  # physics steps per policy command
@@ -21,11 +29,15 @@ CONTROL_DT = TIMESTEP * SUBSTEPS  # 50 Hz
 
 @dataclass(frozen=True)
 class Room:
-    """Floor and walls (and optionally a ceiling) around the scene."""
+    """Floor and walls (and optionally a ceiling that collides) around the scene."""
 
     size: tuple[float, float, float] = (5.0, 5.0, 3.0)  # x, y, wall height (m)
     centre: tuple[float, float] = (0.4, 0.0)
     ceiling: bool = False
+    # Where the shadow-casting lamp of a dressed look points, and the radius its cone covers there
+    # (m); None: the middle of the floor.
+    focus: tuple[float, float, float] | None = None
+    focus_radius: float = 1.5
 
 
 # Spacing of the grid a plane is drawn as. A finer grid only refines per-vertex specular
@@ -45,9 +57,22 @@ class RoomStyle:
     tint: tuple[float, float, float] = (1.0, 1.0, 1.0)
     floor_rgb: tuple[float, float, float] = (0.42, 0.40, 0.37)
     wall_rgb: tuple[float, float, float] = (0.80, 0.79, 0.75)
+    # Surfaces of the material library a dressed look draws them with, tinted by the colours above.
+    # Walls and ceiling are seen from metres away, where a texture shows little and costs much.
+    floor: str = "floor_tiles"
+    walls: str = "paint"
+    ceiling: str = "paint"
+    ceiling_rgb: tuple[float, float, float] = (0.92, 0.91, 0.88)
 
 
-def new_spec(style: RoomStyle = RoomStyle(), room: Room = Room()) -> mujoco.MjSpec:
+# The shadow-casting lamp of a dressed look: this far below the ceiling (m), offset from above the
+# room's focus away from where a robot usually stands, so shadows fall behind what casts them.
+LAMP_DROP = 0.25
+LAMP_OFFSET = (0.3, -0.5)
+LAMP_DIFFUSE = 0.45
+
+
+def new_spec(style: RoomStyle = RoomStyle(), room: Room = Room(), look: Look = FAST) -> mujoco.MjSpec:
     spec = mujoco.MjSpec()
     spec.modelname = "humanoidtoolbench"
     spec.compiler.degree = False  # every angle in the scene is in radians
@@ -60,16 +85,20 @@ def new_spec(style: RoomStyle = RoomStyle(), room: Room = Room()) -> mujoco.MjSp
     vis = spec.visual
     vis.global_.offwidth = 640
     vis.global_.offheight = 360
-    vis.quality.shadowsize = 0
-    vis.quality.offsamples = 0
-    vis.headlight.active = 0
+    vis.quality.shadowsize = look.shadow_size
+    vis.quality.offsamples = look.offsamples
+    vis.headlight.active = int(look.headlight > 0)
     vis.headlight.ambient = [style.ambient * t for t in style.tint]
-    vis.headlight.diffuse = [0, 0, 0]
+    vis.headlight.diffuse = [look.headlight * t for t in style.tint]
     vis.headlight.specular = [0, 0, 0]
     vis.map.znear = 0.01
 
     _add_room(spec, style, room)
     _add_lights(spec, style)
+    if look.dressed:
+        _dress_room(spec, style, room, Wardrobe(spec, look))
+        if look.shadow_size:
+            _add_lamp(spec, style, room)
     return spec
 
 
@@ -113,6 +142,38 @@ def _add_room(spec: mujoco.MjSpec, style: RoomStyle, room: Room) -> None:
         ceiling.alt.type = mujoco.mjtOrientation.mjORIENTATION_XYAXES
         ceiling.alt.xyaxes = [1, 0, 0, 0, -1, 0]  # facing down into the room
         collision.assign(ceiling, collision.WORLD)
+
+
+def _dress_room(spec: mujoco.MjSpec, style: RoomStyle, room: Room, wardrobe: Wardrobe) -> None:
+    """Floor, walls and ceiling in the style's surfaces; a visual-only ceiling where the room has no solid one."""
+    wardrobe.dress(spec.geom("floor"), style.floor, (*style.floor_rgb, 1.0))
+    for i in range(4):
+        wardrobe.dress(spec.geom(f"wall_{i}"), style.walls, (*style.wall_rgb, 1.0))
+    ceiling = (*style.ceiling_rgb, 1.0)
+    if room.ceiling:
+        wardrobe.dress(spec.geom("ceiling"), style.ceiling, ceiling)
+        return
+    sx, sy, sz = room.size
+    cx, cy = room.centre
+    plane = visual.add_geom(spec.worldbody, "plane", (sx / 2, sy / 2, PLANE_GRID), pos=(cx, cy, sz), name="look/ceiling",
+                            material=wardrobe.material(style.ceiling, ceiling))
+    plane.alt.type = mujoco.mjtOrientation.mjORIENTATION_XYAXES
+    plane.alt.xyaxes = [1, 0, 0, 0, -1, 0]
+
+
+def _add_lamp(spec: mujoco.MjSpec, style: RoomStyle, room: Room) -> None:
+    """The one shadow-casting light: a spot over the room's focus whose cone just covers
+    `room.focus_radius` around it, so the shadow map's pixels land where the cameras look."""
+    focus = np.array(room.focus if room.focus is not None else (*room.centre, 0.0), float)
+    pos = np.array([focus[0] + LAMP_OFFSET[0], focus[1] + LAMP_OFFSET[1], room.size[2] - LAMP_DROP])
+    axis = focus - pos
+    distance = float(np.linalg.norm(axis))
+    lamp = spec.worldbody.add_light(name="look/lamp", pos=pos.tolist(), dir=(axis / distance).tolist(), castshadow=True)
+    lamp.type = mujoco.mjtLightType.mjLIGHT_SPOT
+    lamp.cutoff = math.degrees(math.atan2(room.focus_radius, distance))  # always degrees in MuJoCo
+    lamp.exponent = 2.0
+    lamp.diffuse = [LAMP_DIFFUSE * t for t in style.tint]
+    lamp.specular = [0.15, 0.15, 0.15]
 
 
 def _add_lights(spec: mujoco.MjSpec, style: RoomStyle) -> None:

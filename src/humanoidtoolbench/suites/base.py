@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Protocol
+from typing import Callable, ClassVar, Protocol
 
 import numpy as np
 
@@ -56,6 +56,7 @@ class StandardProtocol:
     control_hz: int = 50
     controller: str = "assisted"
     visual_detail: str = "fast"
+    look: str = "standard"  # how scenes are drawn: a name of `sim.look.LOOKS`, one of the suite's `looks`
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,29 @@ class Cameras:
     policy_camera: str
     width: int
     height: int
+
+
+@dataclass(frozen=True)
+class Subject:
+    """One close-up of a suite's gallery: `build(spec, look)` adds the object to an empty room's spec
+    near the origin and returns the point to look at (None: the origin); `prepare(model, data)`, if
+    given, sets the compiled scene's state before the picture (a block broken, say); `distance` (m)
+    is how far the camera stands from that point."""
+
+    name: str
+    build: Callable
+    distance: float = 0.6
+    elevation: float = -30.0  # degrees; negative looks down
+    azimuth: float = 120.0  # degrees
+    prepare: Callable | None = None
+
+
+@dataclass(frozen=True)
+class Gallery:
+    """A suite's gallery: close-up subjects, and (condition, seed) pairs whose first policy image is shown."""
+
+    subjects: tuple[Subject, ...] = ()
+    episodes: tuple[tuple[Condition, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -157,6 +181,9 @@ class Suite(ABC):
     # Episode options (passed to `make_episode` as keyword arguments): name -> allowed values, the
     # standard protocol's first. A run records them; off the standard value it is diagnostic.
     options: ClassVar[dict[str, tuple]] = {}
+    # The looks its scenes can be drawn in (names of `sim.look.LOOKS`): the protocol's, and `fast` for
+    # diagnostics. A suite dresses its own objects for dressed looks (see `sim.look`).
+    looks: ClassVar[tuple[str, ...]] = ("standard", "fast")
 
     @property
     @abstractmethod
@@ -227,8 +254,14 @@ class Suite(ABC):
         return [f"{k} {v!r} instead of {self.options[k][0]!r}" for k, v in options.items() if v != self.options[k][0]]
 
     @abstractmethod
-    def make_episode(self, condition: Condition, seed: int, controller, detail: str) -> Episode:
-        """A fresh episode (reset by the caller); a suite with `options` also takes them as keywords."""
+    def make_episode(self, condition: Condition, seed: int, controller, detail: str, look: str | None = None) -> Episode:
+        """A fresh episode (reset by the caller), drawn in `look` (None: the protocol's); a suite with
+        `options` also takes them as keywords."""
+
+    def gallery(self) -> "Gallery":
+        """What `htb-gallery` shoots for this suite: close-ups of its objects and the policy's view at
+        the start of a few episodes. None of it is scored."""
+        return Gallery()
 
     @abstractmethod
     def build_request(self, episode: Episode, image: np.ndarray, reset: bool) -> dict:

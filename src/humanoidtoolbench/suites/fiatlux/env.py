@@ -57,9 +57,11 @@ class FiatluxEnv(gym.Env):
 
     def __init__(self, subtask: str, render_mode: str | None = None, randomize: bool = True, prop_scale: bool = False,
                  image_features: bool = False, controller: str = "servo", obs_mode: str = "standard",
-                 vision: bool = True, layouts: int | None = None, layout_start: int = 0, cache: int = 1):
+                 vision: bool = True, layouts: int | None = None, layout_start: int = 0, cache: int = 1,
+                 look: str | None = None):
         """`randomize=False` gives the nominal scene every reset; `prop_scale` scales the ladder, socket
-        and fresh bulb (see `randomisation.py`); `controller` is one of the suite's controllers."""
+        and fresh bulb (see `randomisation.py`); `controller` is one of the suite's controllers; `look`
+        one of its looks (default the protocol's)."""
         self.task = SUITE.parse(subtask)
         if self.task is None:
             raise ValueError(f"{subtask!r} is not a Fiatlux condition")
@@ -70,6 +72,9 @@ class FiatluxEnv(gym.Env):
             raise ValueError(f"layouts must be at least 1, got {layouts}")
         self.controller, self.obs_mode = controller, obs_mode
         self.vision = vision and obs_mode == "standard"
+        self.look = look or SUITE.protocol.look
+        if self.look not in SUITE.looks:
+            raise ValueError(f"look {self.look!r}: the fiatlux suite is drawn in {', '.join(SUITE.looks)}")
         self.contract = get_contract(SUITE.contract_for(controller))
         self.render_mode = render_mode
         self.randomize, self.prop_scale = randomize, prop_scale
@@ -106,7 +111,8 @@ class FiatluxEnv(gym.Env):
         episode = self._episodes.pop(scene_seed, None)
         if episode is None:
             episode = FiatluxEpisode(self.task, scene_seed, controller=SUITE.make_controller(self.controller),
-                                     randomize=self.randomize, prop_scale=self.prop_scale, obs_mode=self.obs_mode)
+                                     randomize=self.randomize, prop_scale=self.prop_scale, obs_mode=self.obs_mode,
+                                     look=self.look)
             while len(self._episodes) >= self.cache:
                 self._episodes.popitem(last=False)
         self._episodes[scene_seed] = episode

@@ -24,6 +24,7 @@ from ...control.contracts import get as get_contract
 from ...control.contracts.joint_position import JOINT_NAMES
 from ...control.servo import ServoController
 from ...robot.joints import HAND_JOINTS
+from ...sim import look as looks
 from ...sim import scene
 from ...sim.simulation import Simulation
 from ..base import FELL, SUCCESS, Episode, HoldCounter, StepResult
@@ -106,10 +107,11 @@ def termination(task: FiatluxTask, s: Snapshot) -> str | None:
 class FiatluxEpisode(Episode):
     def __init__(self, task: FiatluxTask, seed: int, controller: Controller | None = None,
                  detail: str = "fast", randomize: bool = True, prop_scale: bool = False,
-                 obs_mode: str = "standard") -> None:
+                 obs_mode: str = "standard", look: str | None = None) -> None:
         """`randomize=False` turns every randomisation off (lights, tint, jitter, hand friction, prop
         scale); `prop_scale` scales the ladder, socket and fresh bulb per layout seed; `obs_mode` picks
-        what `observation()` gives (`OBS_MODES`)."""
+        what `observation()` gives (`OBS_MODES`); `look` is how the scene is drawn (a name of
+        `sim.look.LOOKS`; None: the protocol's)."""
         if obs_mode not in OBS_MODES:
             raise ValueError(f"obs_mode {obs_mode!r}: use one of {', '.join(OBS_MODES)}")
         self.condition = task
@@ -129,6 +131,7 @@ class FiatluxEpisode(Episode):
             raise ValueError(f"controller {self.controller.name!r} runs on the Fiatlux robot as {wanted.__name__}; make it with the suite's make_controller")
         self.contract = get_contract(SUITE.contract_for(self.controller.name))
         self._place_props()
+        self.look = looks.get(look or SUITE.protocol.look)
         spec = self._build(detail)
         self.sim = Simulation(spec, self.controller)
         m = self.sim.model
@@ -183,7 +186,7 @@ class FiatluxEpisode(Episode):
 
     def _build(self, detail: str) -> mujoco.MjSpec:
         style = self.lighting.style(tuple(self._tint())) if self.randomize else scene.RoomStyle()
-        spec = scene.new_spec(style, scene.Room(ROOM_SIZE, ROOM_CENTRE, ceiling=True))
+        spec = scene.new_spec(style, scene.Room(ROOM_SIZE, ROOM_CENTRE, ceiling=True), self.look)
         props.add_workbench(spec, [*self.bench_pos, 0.0], self.bench_yaw)
         props.add_crate(spec, [*self.crate_pos, 0.0], self.crate_yaw)
         fx = self.layout.fixture

@@ -107,10 +107,16 @@ class Fiatlux(Suite):
         key = text.strip().upper()
         return BY_KEY.get(key) or {c.key: c for c in self.named_only}.get(key) or super().parse(text)
 
-    def make_episode(self, condition: FiatluxTask, seed: int, controller, detail: str, **options):
+    def make_episode(self, condition: FiatluxTask, seed: int, controller, detail: str, look: str | None = None,
+                     **options):
         from .episode import FiatluxEpisode
 
-        return FiatluxEpisode(condition, seed, controller=controller, detail=detail, **options)
+        return FiatluxEpisode(condition, seed, controller=controller, detail=detail, look=look, **options)
+
+    def gallery(self):
+        from .gallery import gallery
+
+        return gallery()
 
     def build_request(self, episode, image: np.ndarray, reset: bool) -> dict:
         """The head image and lidar (standard mode only) and the observation's vectors under `state`:

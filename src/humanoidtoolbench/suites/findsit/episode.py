@@ -29,6 +29,7 @@ from ...control.base import BasePose
 from ...control.contracts import decoupled_v1
 from ...control.contracts.discrete_skill import SkillStep
 from ...robot.joints import HOME_POSE
+from ...sim import look as looks
 from ...sim.simulation import Simulation, home_upper_pose
 from ..base import SUCCESS, Episode, StepResult, terminal_outcome
 from . import actions, metrics
@@ -113,7 +114,10 @@ def _wrap(a: float) -> float:
 
 
 class FindSitEpisode(Episode):
-    def __init__(self, condition, seed: int, controller=None, detail: str = "fast") -> None:
+    def __init__(self, condition, seed: int, controller=None, detail: str = "fast", look: str | None = None) -> None:
+        """`look`: how the scene is drawn (a name of `sim.look.LOOKS`; None: the protocol's)."""
+        from .suite import SUITE
+
         self.condition = condition
         self.seed = int(seed)
         self.spec = condition.episode(self.seed)
@@ -130,7 +134,8 @@ class FindSitEpisode(Episode):
         elif isinstance(self.controller, BalancedController):
             self.controller.tuning = dataclasses.replace(self.controller.tuning, height_range=SIT_HEIGHT_RANGE)
         self._carriage, self._sit_posture = carriage(self.controller.name), sit_posture(self.controller.name)
-        self.sim = Simulation(build_scene(self.apartment, self.controller, detail), self.controller)
+        self.look = looks.get(look or SUITE.protocol.look)
+        self.sim = Simulation(build_scene(self.apartment, self.controller, detail, self.look), self.controller)
         m = self.sim.model
         self.state_reader = decoupled_v1.DECOUPLED_V1.state_reader(m)  # the skills' commands, and the state, are decoupled_v1's
         self.targets = frozenset(self.apartment.furniture[g.object_id].name for g in self.spec.goals)

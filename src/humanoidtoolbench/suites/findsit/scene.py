@@ -16,6 +16,7 @@ import numpy as np
 
 from ...robot import collision
 from ...sim import scene
+from ...sim.look import FAST, Look
 from .apartments import Apartment, Furniture
 
 EGO_CAMERA = "ego"
@@ -66,9 +67,9 @@ def add_piece(spec: mujoco.MjSpec, piece: Furniture) -> None:
             collision.assign(geom, collision.WORLD)
 
 
-def build_scene(apartment: Apartment, controller, detail: str = "fast") -> mujoco.MjSpec:
+def build_scene(apartment: Apartment, controller, detail: str = "fast", look: Look = FAST) -> mujoco.MjSpec:
     sx, sy = apartment.size
-    spec = scene.new_spec(scene.RoomStyle(), scene.Room((sx + 2.0, sy + 2.0, 2.5), (sx / 2, sy / 2)))
+    spec = scene.new_spec(scene.RoomStyle(floor="floorboards"), scene.Room((sx + 2.0, sy + 2.0, 2.5), (sx / 2, sy / 2)), look)
     for k, wall in enumerate(apartment.walls):
         geom = spec.worldbody.add_geom(name=f"wall/{k}", type=mujoco.mjtGeom.mjGEOM_BOX, size=list(wall.half_extents),
                                        pos=list(wall.centre), rgba=list(WALL_RGBA))

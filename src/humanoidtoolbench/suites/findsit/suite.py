@@ -134,10 +134,15 @@ class FindSit(Suite):
     def seed_count(self, condition) -> int:
         return condition.size
 
-    def make_episode(self, condition, seed: int, controller, detail: str):
+    def make_episode(self, condition, seed: int, controller, detail: str, look: str | None = None):
         from .episode import FindSitEpisode
 
-        return FindSitEpisode(condition, seed, controller=controller, detail=detail)
+        return FindSitEpisode(condition, seed, controller=controller, detail=detail, look=look)
+
+    def gallery(self):
+        from .gallery import gallery
+
+        return gallery()
 
     def build_request(self, episode, image: np.ndarray, reset: bool) -> dict:
         # The segmentation render is the metrics' alone (FindSR's pixels): skipped in a run without them.

@@ -12,6 +12,7 @@ import math
 import mujoco
 
 from ...robot import collision
+from ...sim.look import Wardrobe
 from .props.base import Vec3
 
 SIZE = (1.80, 0.80)
@@ -42,8 +43,12 @@ def on_bench(xy, half: tuple[float, float], margin: float = EDGE_MARGIN) -> bool
     return abs(xy[0]) + half[0] <= hx - margin and abs(xy[1]) + half[1] <= hy - margin
 
 
-def add_bench(spec: mujoco.MjSpec, rgba: Vec3 | tuple[float, ...]) -> None:
-    """The slab and four legs, all static scenery."""
+# A dressed look: a varnished top of the layout's wood colour on legs a shade darker.
+LEG_SHADE = 0.7
+
+
+def add_bench(spec: mujoco.MjSpec, rgba: Vec3 | tuple[float, ...], wardrobe: Wardrobe | None = None) -> None:
+    """The slab and four legs, all static scenery; with a wardrobe, wood."""
     sx, sy = SIZE
     mat = spec.add_material(name="bench_mat", rgba=list(rgba), specular=0.2, shininess=0.2)
     body = spec.worldbody.add_body(name="bench")
@@ -66,3 +71,7 @@ def add_bench(spec: mujoco.MjSpec, rgba: Vec3 | tuple[float, ...]) -> None:
             material=mat.name,
         )
         collision.assign(leg, collision.WORLD)
+        if wardrobe is not None:
+            wardrobe.dress(leg, "wood", (*(LEG_SHADE * c for c in rgba[:3]), 1.0))
+    if wardrobe is not None:
+        wardrobe.dress(top, "varnished_wood", rgba)

@@ -51,6 +51,7 @@ class HumanoidToolBenchEnv(gym.Env):
         render_mode: str | None = None,
         detail: str = "fast",
         controller: str | None = None,
+        look: str | None = None,
     ):
         self.condition = parse(condition)
         controller = controller or SUITE.protocol.controller
@@ -59,6 +60,9 @@ class HumanoidToolBenchEnv(gym.Env):
         self.max_steps = int(max_steps)
         self.render_mode = render_mode
         self.detail = detail
+        self.look = look or SUITE.protocol.look
+        if self.look not in SUITE.looks:
+            raise ValueError(f"look {self.look!r}: the toolbench suite is drawn in {', '.join(SUITE.looks)}")
         self.action_space = action_space()
         self.observation_space = observation_space()
         self.episode: TaskEpisode | None = None
@@ -69,7 +73,8 @@ class HumanoidToolBenchEnv(gym.Env):
         if seed is None:
             seed = int(self.np_random.integers(2**31))
         self._close_cameras()
-        self.episode = TaskEpisode(self.condition, seed, SUITE.make_controller(self.controller), detail=self.detail)
+        self.episode = TaskEpisode(self.condition, seed, SUITE.make_controller(self.controller), detail=self.detail,
+                                   look=self.look)
         self.episode.reset()
         self._cameras = CameraRenderer(self.episode.model, (POLICY_CAMERA,))
         info = {"seed": seed, "settle_steps": self.episode.settle_steps}

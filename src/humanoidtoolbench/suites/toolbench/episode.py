@@ -15,6 +15,7 @@ from ...control.assisted.assisted import AssistedController
 from ...control.base import Controller
 from ...control.contracts import decoupled_v1 as contract
 from ...robot.joints import PELVIS
+from ...sim import look as looks
 from ...sim import scene
 from ...sim.simulation import Simulation, home_upper_pose
 from ..base import Episode, HoldCounter, StepResult, terminal_outcome
@@ -29,27 +30,31 @@ SETTLE_MIN_STEPS = 25
 SETTLE_MAX_STEPS = 500
 REST_SPEED = 1e-3  # m/s and rad/s: every object slower than this counts as at rest
 DROP_CLEARANCE = 0.0005  # objects start this far above the bench top
+# The room around the bench; a dressed look's shadow lamp (where it has one) aims at the bench.
+ROOM = scene.Room(focus=(0.0, 0.0, bench.TOP), focus_radius=1.2)
 
 
 def _yaw_quat(yaw: float) -> list[float]:
     return [math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)]
 
 
-def build_scene(layout: Layout, controller: Controller, detail: str = "fast") -> mujoco.MjSpec:
-    spec = scene.new_spec(layout.style)
-    bench.add_bench(spec, layout.bench_rgba)
+def build_scene(layout: Layout, controller: Controller, detail: str = "fast", look: looks.Look = looks.FAST) -> mujoco.MjSpec:
+    """The episode's scene; a dressed look dresses the room, bench, tools, objects, ring and ice."""
+    spec = scene.new_spec(layout.style, ROOM, look)
+    wardrobe = looks.Wardrobe(spec, look) if look.dressed else None
+    bench.add_bench(spec, layout.bench_rgba, wardrobe)
     top = bench.TOP + DROP_CLEARANCE
     for item in layout.items:
         if item.role == BALL:
-            markers.add_ball(spec, item.xy, top)
+            markers.add_ball(spec, item.xy, top, wardrobe)
         elif item.role == ICE:
-            add_ice_block(spec, item.name, item.xy, top)
+            add_ice_block(spec, item.name, item.xy, top, wardrobe)
         else:
             body = spec.worldbody.add_body(name=item.name, pos=[*item.xy, top], quat=_yaw_quat(item.yaw))
             body.add_freejoint(name=f"{item.name}_joint")
-            item.prop.build(spec, body, f"{item.name}/")
+            item.prop.build(spec, body, f"{item.name}/", wardrobe)
     if layout.ring is not None:
-        markers.add_ring(spec, layout.ring, bench.TOP)
+        markers.add_ring(spec, layout.ring, bench.TOP, wardrobe)
     scene.add_robot(spec, controller, detail)
     return spec
 
@@ -61,12 +66,17 @@ class TaskEpisode(Episode):
         seed: int,
         controller: Controller | None = None,
         detail: str = "fast",
+        look: str | None = None,
     ) -> None:
+        """`look`: how the scene is drawn (a name of `sim.look.LOOKS`; None: the protocol's)."""
+        from .suite import SUITE
+
         self.condition = condition
         self.seed = int(seed)
         self.layout = sample_layout(condition, seed)
         self.controller = controller or AssistedController()
-        self.sim = Simulation(build_scene(self.layout, self.controller, detail), self.controller)
+        self.look = looks.get(look or SUITE.protocol.look)
+        self.sim = Simulation(build_scene(self.layout, self.controller, detail, self.look), self.controller)
         m = self.sim.model
         self.state_reader = contract.DECOUPLED_V1.state_reader(m)
         robot = set(subtree_bodies(m, m.body(PELVIS).id))

@@ -14,6 +14,10 @@ velocity plus a small outward velocity, and the block is parked instead. A
 block counts as broken once its shards have spread: some shard's distance
 from the shards' centroid has grown by at least 0.03 m since the break (it
 stays broken if they later gather again).
+
+In a dressed look the block is translucent, glossy ice with a milky cloud and
+a few internal cracks (visual-only panes inside it, parked with it when it
+breaks), and the shards show freshly fractured, whiter ice.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import mujoco
 import numpy as np
 
 from ...robot import collision
+from ...sim.look import Wardrobe, visual
 
 ICE_SIZE = 0.16
 ICE_MASS = 2.8
@@ -39,6 +44,12 @@ SCATTER_MIN = 0.03  # m
 SHARD_OUTWARD_SPEED = 0.8  # m/s
 PARK_DEPTH = -3.0  # z where inactive bodies wait, below the floor
 OFFSETS = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float) * ICE_SIZE / 4
+# A dressed look: the block's material colour, and its internal cracks (thin white panes through the
+# block: centre offset and normal, in block units), the same in every block.
+ICE_LOOK_RGBA = (0.80, 0.92, 1.0, 0.6)
+CRACK_RGBA = (1.0, 1.0, 1.0, 0.35)
+CRACKS = (((0.1, -0.15, 0.05), (0.3, 0.2, 0.93)), ((-0.2, 0.1, -0.1), (0.8, -0.4, 0.45)), ((0.15, 0.2, -0.2), (-0.2, 0.9, 0.4)))
+SHARD_SEED = 1  # the shards' texture: another draw of the same ice
 
 
 def breaks(impulse: float, closing_speed: float) -> bool:
@@ -50,8 +61,8 @@ def shard_name(block: str, k: int) -> str:
     return f"{block}_shard_{k}"
 
 
-def add_ice_block(spec: mujoco.MjSpec, name: str, xy, surface_z: float) -> None:
-    """A whole block resting on the surface and its eight parked shards."""
+def add_ice_block(spec: mujoco.MjSpec, name: str, xy, surface_z: float, wardrobe: Wardrobe | None = None) -> None:
+    """A whole block resting on the surface and its eight parked shards (dressed with a wardrobe)."""
     mat = spec.add_material(name=f"{name}_mat", rgba=list(ICE_RGBA), specular=0.6, shininess=0.8)
     half = ICE_SIZE / 2
     block = spec.worldbody.add_body(name=name, pos=[xy[0], xy[1], surface_z + half])
@@ -75,6 +86,23 @@ def add_ice_block(spec: mujoco.MjSpec, name: str, xy, surface_z: float) -> None:
         )
         _contact(sg)
         sg.contype = sg.conaffinity = 0
+        if wardrobe is not None:  # the rgba stays transparent until the break sets ICE_RGBA
+            sg.material = wardrobe.material("ice", ICE_LOOK_RGBA, seed=SHARD_SEED)
+    if wardrobe is not None:
+        _dress_block(spec, block, g, name, wardrobe)
+
+
+def _dress_block(spec: mujoco.MjSpec, block: mujoco.MjsBody, geom: mujoco.MjsGeom, name: str, wardrobe: Wardrobe) -> None:
+    """Translucent glossy ice (the geom keeps MuJoCo's default rgba, which a break turns transparent)
+    with internal cracks: visual panes, each a thin box across the block."""
+    wardrobe.dress(geom, "ice", ICE_LOOK_RGBA)
+    crack = wardrobe.material("glass", CRACK_RGBA)
+    half = ICE_SIZE / 2
+    for k, (centre, normal) in enumerate(CRACKS):
+        quat = np.zeros(4)
+        mujoco.mju_quatZ2Vec(quat, np.asarray(normal, float) / np.linalg.norm(normal))
+        visual.add_geom(block, "box", (0.45 * half, 0.35 * half, 0.0008), pos=tuple(half * np.asarray(centre)), quat=quat,
+                        material=crack, name=f"{name}_crack_{k}")
 
 
 def _contact(geom) -> None:

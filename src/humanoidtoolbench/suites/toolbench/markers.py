@@ -1,4 +1,9 @@
-"""The painted target ring and the ball: task primitives generated in code."""
+"""The painted target ring and the ball: task primitives generated in code.
+
+In a dressed look the ring is painted red between two white edge lines, so
+it stands out on any wood, and the ball is glossy with a white stripe round
+its equator, so its rolling shows.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,10 @@ import math
 
 import mujoco
 import numpy as np
+import trimesh
 
 from ...robot import collision
+from ...sim.look import Wardrobe, visual
 from .layout import BALL_RADIUS, RING_RADIUS
 
 BALL_MASS = 0.05
@@ -16,6 +23,10 @@ BALL_CONTACT = dict(friction=(1.0, 0.005, 0.0005), condim=6, priority=11, solref
 RING_WIDTH = 0.015
 RING_RGBA = (0.85, 0.12, 0.10, 1.0)
 BALL_RGBA = (0.95, 0.55, 0.05, 1.0)
+EDGE_WIDTH = 0.004  # m, the white lines either side of a dressed ring
+EDGE_RGBA = (0.95, 0.95, 0.92, 1.0)
+STRIPE_RGBA = (0.97, 0.97, 0.95, 1.0)
+STRIPE_WIDTH = 0.0025  # m, half-thickness of the ball's stripe
 
 
 def annulus(r_in: float, r_out: float, thickness: float, segments: int = 48) -> tuple[np.ndarray, np.ndarray]:
@@ -34,7 +45,7 @@ def annulus(r_in: float, r_out: float, thickness: float, segments: int = 48) -> 
     return verts, np.array(faces)
 
 
-def add_ring(spec: mujoco.MjSpec, xy, surface_z: float) -> None:
+def add_ring(spec: mujoco.MjSpec, xy, surface_z: float, wardrobe: Wardrobe | None = None) -> None:
     """A visual-only ring of radius RING_RADIUS painted on the surface."""
     verts, faces = annulus(RING_RADIUS - RING_WIDTH / 2, RING_RADIUS + RING_WIDTH / 2, 0.001)
     spec.add_mesh(name="ring_mesh", uservert=verts.ravel().tolist(), userface=faces.ravel().tolist())
@@ -48,9 +59,17 @@ def add_ring(spec: mujoco.MjSpec, xy, surface_z: float) -> None:
     )
     geom.contype = geom.conaffinity = 0
     geom.density = 0.0
+    if wardrobe is None:
+        return
+    paint = dict(specular=0.1, shininess=0.2)
+    wardrobe.dress(geom, "plastic", RING_RGBA, **paint)
+    white = wardrobe.material("plastic", EDGE_RGBA, **paint)
+    for k, r in enumerate((RING_RADIUS - RING_WIDTH / 2 - EDGE_WIDTH / 2, RING_RADIUS + RING_WIDTH / 2 + EDGE_WIDTH / 2)):
+        edge = annulus(r - EDGE_WIDTH / 2, r + EDGE_WIDTH / 2, 0.001)
+        visual.add_mesh(spec, spec.worldbody, f"ring_edge_{k}", edge, material=white, pos=(xy[0], xy[1], surface_z))
 
 
-def add_ball(spec: mujoco.MjSpec, xy, surface_z: float) -> None:
+def add_ball(spec: mujoco.MjSpec, xy, surface_z: float, wardrobe: Wardrobe | None = None) -> None:
     body = spec.worldbody.add_body(name="ball", pos=[xy[0], xy[1], surface_z + BALL_RADIUS])
     body.add_freejoint(name="ball_joint")
     geom = body.add_geom(
@@ -58,3 +77,7 @@ def add_ball(spec: mujoco.MjSpec, xy, surface_z: float) -> None:
     )
     collision.assign(geom, collision.OBJECT)
     collision.set_contact(geom, BALL_CONTACT)
+    if wardrobe is not None:
+        wardrobe.dress(geom, "plastic", BALL_RGBA, specular=0.6, shininess=0.8)
+        stripe = trimesh.creation.annulus(BALL_RADIUS * 0.9, BALL_RADIUS * 1.004, 2 * STRIPE_WIDTH, sections=32)
+        visual.add_mesh(spec, body, "ball_stripe", stripe, material=wardrobe.material("plastic", STRIPE_RGBA))

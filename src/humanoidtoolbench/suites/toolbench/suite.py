@@ -80,13 +80,18 @@ class ToolBench(Suite):
         except ValueError:
             return None
 
-    def make_episode(self, condition: Condition, seed: int, controller, detail: str):
+    def make_episode(self, condition: Condition, seed: int, controller, detail: str, look: str | None = None):
         from .episode import TaskEpisode
 
-        return TaskEpisode(condition, seed, controller=controller, detail=detail)
+        return TaskEpisode(condition, seed, controller=controller, detail=detail, look=look)
 
     def build_request(self, episode, image: np.ndarray, reset: bool) -> dict:
         return request(episode.condition, image, episode.state(), reset)
+
+    def gallery(self):
+        from .gallery import gallery
+
+        return gallery()
 
     def register_gymnasium(self, gymnasium) -> None:
         for cond in registry.CONDITIONS:

@@ -4,6 +4,11 @@ A prop is built into an empty body that the scene gives a free joint. Its
 frame is its resting frame on a flat surface: z = 0 is the lowest point of
 its collision geometry, and for tools the long axis is +y with the handle end
 at +y (towards the robot when the prop's yaw is 0 and the robot faces -y).
+
+Built with a wardrobe (a dressed look, `sim.look`), every shape takes a
+textured material of the library instead of its flat colour: its `surface`
+(and `look_rgba`), or one read from its colour and finish (`surface_of`).
+Geoms, masses and contacts are the same in every look.
 """
 
 from __future__ import annotations
@@ -15,8 +20,9 @@ import mujoco
 import numpy as np
 
 from ....robot import collision
+from ....sim.look import Wardrobe
 from .meshes import Mesh
-from .palette import FINISHES, GREY, RGBA
+from .palette import FINISHES, GREY, RGBA, WOODS
 
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]
@@ -43,9 +49,10 @@ class Prop:
     mass: float  # kg, total
     half_extent: tuple[float, float]  # footprint half-sizes along x and y in the resting frame
     height: float  # resting height (top of the prop above z = 0)
-    # build(spec, body, prefix): add the prop to an empty body of `spec`; every named
-    # element it creates (geoms, meshes, materials, child bodies, joints) starts with prefix.
-    build: Callable[[mujoco.MjSpec, mujoco.MjsBody, str], None] = field(repr=False, compare=False)
+    # build(spec, body, prefix, wardrobe=None): add the prop to an empty body of `spec`, dressed
+    # when a wardrobe is given; every named element it creates (geoms, meshes, materials, child
+    # bodies, joints) starts with prefix.
+    build: Callable[..., None] = field(repr=False, compare=False)
     grasp: Vec3 = (0.0, 0.0, 0.0)  # where a hand should close on the handle (tools)
     tip: Vec3 = (0.0, 0.0, 0.0)  # the working end: stick tip, inside of the hook, hammer face, decoy head centre
     description: str = ""
@@ -91,6 +98,8 @@ class Shape:
     share: float = 1.0  # relative share of the prop's mass (collision shapes only)
     mesh: Mesh | None = None  # (vertices, faces) in the geom frame, for type "mesh"
     name: str = ""  # geom name after the prefix; empty leaves the geom unnamed
+    surface: str = ""  # the material library's surface in a dressed look; empty: `surface_of` picks one
+    look_rgba: RGBA | None = None  # its colour in a dressed look (None: rgba), e.g. a hook's steel end
 
 
 def segment(a, b, radius: float, **kwargs) -> Shape:
@@ -162,8 +171,8 @@ def assemble(kind: str, family: str, variant: int, mass: float, shapes, *, flex:
     child_shapes = [[moved(s, origin) for s in f.shapes] for f, origin in children]
     per_share = mass / sum(s.share for s in solids)
 
-    def build(spec: mujoco.MjSpec, body: mujoco.MjsBody, prefix: str) -> None:
-        count = _add_shapes(spec, body, prefix, body_shapes, per_share, 0)
+    def build(spec: mujoco.MjSpec, body: mujoco.MjsBody, prefix: str, wardrobe: Wardrobe | None = None) -> None:
+        count = _add_shapes(spec, body, prefix, body_shapes, per_share, 0, wardrobe)
         for (f, origin), local in zip(children, child_shapes):
             child = body.add_body(name=prefix + f.name, pos=list(origin))
             # The range is read in the spec's angle unit: degrees unless compiler.degree is off.
@@ -171,7 +180,7 @@ def assemble(kind: str, family: str, variant: int, mass: float, shapes, *, flex:
             child.add_joint(name=f"{prefix}{f.name}_joint", type=mujoco.mjtJoint.mjJNT_HINGE, axis=list(f.axis),
                             stiffness=[f.stiffness, 0, 0], damping=[f.damping, 0, 0], range=limits.tolist(),
                             limited=mujoco.mjtLimited.mjLIMITED_TRUE, springref=0)
-            count = _add_shapes(spec, child, prefix, local, per_share, count)
+            count = _add_shapes(spec, child, prefix, local, per_share, count, wardrobe)
 
     top = bounds(every)[1][2] + offset[2]
     half = (hi - lo) / 2
@@ -183,11 +192,30 @@ def assemble(kind: str, family: str, variant: int, mass: float, shapes, *, flex:
                 build, point(grasp), point(tip), description)
 
 
-def _add_shapes(spec, body, prefix, shapes, per_share, count) -> int:
+def surface_of(shape: Shape) -> str | None:
+    """The library surface a dressed look draws a shape with: its own, else glass for anything see-through,
+    brushed metal for a metal finish, wood for a wood colour, plastic otherwise; None keeps the flat
+    colour (a glowing flame)."""
+    if shape.surface:
+        return shape.surface
+    if shape.finish == "glow":
+        return None
+    if shape.rgba[3] < 0.9:
+        return "glass"
+    return "brushed_metal" if shape.finish == "metal" else "wood" if shape.rgba in WOODS else "plastic"
+
+
+def _add_shapes(spec, body, prefix, shapes, per_share, count, wardrobe: Wardrobe | None) -> int:
     for shape in shapes:
-        mat = spec.add_material(name=f"{prefix}mat{count}", rgba=list(shape.rgba), reflectance=0, **FINISHES[shape.finish])
+        surface = None if wardrobe is None else surface_of(shape)
+        if surface is None:
+            mat = spec.add_material(name=f"{prefix}mat{count}", rgba=list(shape.rgba), reflectance=0, **FINISHES[shape.finish])
+            material, rgba = mat.name, list(shape.rgba)
+        else:  # the geom keeps MuJoCo's default rgba, so the material's colour and texture show
+            shine = {} if shape.surface else FINISHES[shape.finish]  # a surface named outright shines as itself
+            material, rgba = wardrobe.material(surface, shape.look_rgba or shape.rgba, **shine), [0.5, 0.5, 0.5, 1.0]
         kw = dict(type=getattr(mujoco.mjtGeom, "mjGEOM_" + shape.type.upper()), pos=list(shape.pos), quat=list(shape.quat),
-                  rgba=list(shape.rgba), material=mat.name)
+                  rgba=rgba, material=material)
         if shape.name:
             kw["name"] = prefix + shape.name
         if shape.type == "mesh":

@@ -5,6 +5,9 @@ its characteristic shape and colours, so it reads at the head camera's range
 (0.6-0.9 m). Round things rest on a flattened base or on feet instead of
 rolling. Footprints stay within 0.10 x 0.14 m and heights within 0.20 m.
 A variant picks a colour from the kind's list and shrinks it by up to 8 %.
+In a dressed look the body (the shapes in the variant's colour) is drawn as
+the kind's surface of `BODY_SURFACE`: fruit peel, glazed ceramic, printed
+board, paper.
 """
 
 from __future__ import annotations
@@ -125,7 +128,7 @@ def _bowl(c, rng):
 def _plate(c, rng):
     profile = [(0.035, 0), (0.036, 0.004), (0.042, 0.006), (0.05, 0.016), (0.047, 0.016), (0.04, 0.009), (0.034, 0.007),
                (0, 0.007)]
-    return [foot(0.035, rgba=P.WHITE), turned(profile, P.WHITE, finish="glossy"),
+    return [foot(0.035, rgba=P.WHITE), turned(profile, P.WHITE, finish="glossy", surface="ceramic"),
             deco("mesh", (), (0, 0, 0.0155), c, mesh=torus(0.0485, 0.0012))]
 
 
@@ -330,11 +333,24 @@ HOUSEHOLD = {
     "pencil_cup": (0.15, (P.BLACK, P.RED, P.BLUE, P.STEEL), _pencil_cup, "cup of pencils"),
 }
 HOUSEHOLD_KINDS: tuple[str, ...] = tuple(HOUSEHOLD)
+# A dressed look's surface for the shapes of a kind drawn in the variant's colour (the others keep
+# the surface their colour and finish give, `props.base.surface_of`).
+BODY_SURFACE = {
+    **dict.fromkeys(("apple", "orange", "tomato", "lemon", "pear", "banana"), "peel"),
+    **dict.fromkeys(("mug", "bowl", "teacup", "vase", "candle"), "ceramic"),
+    **dict.fromkeys(("tea_box", "milk_carton"), "cardboard"),
+    "book": "fabric",
+    "toilet_roll": "plaster",
+    "sponge": "peel",
+    "potted_plant": "fabric",
+}
 
 
 def household(kind: str, variant: int) -> Prop:
     """One of HOUSEHOLD_KINDS; the mass stays the kind's whatever the variant's size."""
     mass, colours, build, description = HOUSEHOLD[kind]
     shrink = 1 - 0.08 * ((variant * 0.6180339887) % 1)  # deterministic, spread over [0.92, 1]
-    shapes = [scaled(s, shrink) for s in build(colours[variant % len(colours)], np.random.default_rng(variant))]
+    colour, surface = colours[variant % len(colours)], BODY_SURFACE.get(kind, "")
+    shapes = [scaled(replace(s, surface=surface) if surface and s.rgba == colour and not s.surface else s, shrink)
+              for s in build(colour, np.random.default_rng(variant))]
     return assemble(kind, "household", variant, mass, shapes, description=description)

@@ -21,6 +21,7 @@ BIRCH = (0.82, 0.68, 0.47, 1.0)
 OAK = (0.66, 0.49, 0.30, 1.0)
 WALNUT = (0.40, 0.26, 0.16, 1.0)
 BAMBOO = (0.85, 0.76, 0.50, 1.0)
+WOODS = (BIRCH, OAK, WALNUT, BAMBOO)
 # Plastics, rubbers and paints.
 BLACK = (0.08, 0.08, 0.09, 1.0)
 CHARCOAL = (0.22, 0.22, 0.24, 1.0)

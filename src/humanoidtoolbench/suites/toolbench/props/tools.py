@@ -4,7 +4,9 @@ Every tool lies flat in its resting frame with the handle end at +y and the
 working end at -y. Handles and rods are prisms of a regular polygon lying on a
 flat face (a round rod would roll), 30-36 mm across the flats and at most 40 mm
 across the corners, so a Dex3 hand can close on them. Visual variants come from
-parameter tables; `variant` wraps around them.
+parameter tables; `variant` wraps around them. In a dressed look, shafts and
+handles are wood (stained or painted in their colour), grips rubber, hook ends
+and hammer heads metal, a roller foam.
 """
 
 from __future__ import annotations
@@ -28,13 +30,15 @@ SECTION_NAMES = {4: "square", 6: "hexagonal", 8: "octagonal"}
 
 
 def bar(sides: int, width: float, start: float, end: float, *, rgba, contact, finish: str = "satin", name: str = "",
-        offset: float = 0.0, along_x: bool = False, share: float | None = None, lift: float = 0.0) -> Shape:
+        offset: float = 0.0, along_x: bool = False, share: float | None = None, lift: float = 0.0, surface: str = "",
+        look_rgba=None) -> Shape:
     """A straight bar lying on a flat face (bottom at z = lift) from `start` to `end` along y (or x),
     `offset` off that axis; its mass share defaults to its length (uniform density)."""
     half, length = width / 2, abs(end - start)
     mid = (start + end) / 2
     pos = (mid, offset, half + lift) if along_x else (offset, mid, half + lift)
-    common = dict(pos=pos, rgba=rgba, contact=contact, finish=finish, name=name, share=length if share is None else share)
+    common = dict(pos=pos, rgba=rgba, contact=contact, finish=finish, name=name, share=length if share is None else share,
+                  surface=surface, look_rgba=look_rgba)
     if sides == 4:
         return Shape("box", (length / 2, half, half) if along_x else (half, length / 2, half), **common)
     mesh = prism(regular_polygon(sides, half), length)
@@ -90,8 +94,8 @@ def _rod(kind: str, family: str, variant: int, styles, length: float) -> Prop:
     sides, width, body, grip, cap, finish = styles[variant % len(styles)]
     end, grip_start, cap_end = length / 2, length / 2 - GRIP_LENGTH, -length / 2 + 0.02
     shapes = [
-        bar(sides, width, grip_start, end, rgba=grip, contact=TOOL_CONTACT, finish="matte", name="grip"),
-        bar(sides, width, cap_end, grip_start, rgba=body, contact=TOOL_CONTACT, finish=finish, name="shaft"),
+        bar(sides, width, grip_start, end, rgba=grip, contact=TOOL_CONTACT, finish="matte", name="grip", surface="rubber"),
+        bar(sides, width, cap_end, grip_start, rgba=body, contact=TOOL_CONTACT, finish=finish, name="shaft", surface="wood"),
         bar(sides, width, -end, cap_end, rgba=cap, contact=TOOL_CONTACT, finish=finish, name="tip"),
     ]
     grasp, tip = (0.0, end - GRASP_INSET, width / 2), (0.0, -end, width / 2)
@@ -139,17 +143,18 @@ def hook(variant: int) -> Prop:
     end = HOOK_LENGTH / 2
     half = half_across(sides, width)  # the rod's half-width; turned across, the arm's half-depth along y
     solid = dict(contact=TOOL_CONTACT, lift=SKID)
+    metal = dict(surface="brushed_metal", look_rgba=P.STEEL)  # in a dressed look the hook's end is steel
     shapes = [
-        bar(sides, width, end - GRIP_LENGTH, end, rgba=grip, finish="matte", name="grip", **solid),
-        bar(sides, width, -end, end - GRIP_LENGTH, rgba=body, name="shaft", **solid),
-        bar(sides, width, 0.0, side * arm, rgba=body, name="arm", offset=-end + half, along_x=True, **solid),
+        bar(sides, width, end - GRIP_LENGTH, end, rgba=grip, finish="matte", name="grip", surface="rubber", **solid),
+        bar(sides, width, -end, end - GRIP_LENGTH, rgba=body, name="shaft", surface="wood", **solid),
+        bar(sides, width, 0.0, side * arm, rgba=body, name="arm", offset=-end + half, along_x=True, **metal, **solid),
         skid(sides, width, -end, end, rgba=body),
         skid(sides, width, 0.0, side * arm, rgba=body, name="arm_skid", offset=-end + half, along_x=True),
     ]
     inner = arm
     if back:
         shapes.append(bar(sides, width, -end, -end + 2 * half + back, rgba=body, name="return", offset=side * (arm - half),
-                          **solid))
+                          **metal, **solid))
         inner = arm - 2 * half
     axis_z = width / 2 + SKID
     grasp = (0.0, end - GRASP_INSET, axis_z)
@@ -207,9 +212,9 @@ def hammer(variant: int) -> Prop:
     handle_share = sum(h.share for h in head) * (TOOL_MASS - HAMMER_HEAD_MASS) / HAMMER_HEAD_MASS / (end - y)
     handle = [
         bar(sides, width, end - HAMMER_GRIP, end, rgba=grip_rgba, contact=TOOL_CONTACT, finish="matte", name="grip",
-            share=handle_share * HAMMER_GRIP),
+            share=handle_share * HAMMER_GRIP, surface="rubber"),
         bar(sides, width, y, end - HAMMER_GRIP, rgba=handle_rgba, contact=TOOL_CONTACT, name="handle",
-            share=handle_share * (end - HAMMER_GRIP - y)),
+            share=handle_share * (end - HAMMER_GRIP - y), surface="wood"),
     ]
     desc = f"{HAMMER_LENGTH:.2f} m metal hammer, {length * 1000:.0f} mm head with a {back} back"
     return assemble("hammer", "hammer", variant, TOOL_MASS, head + handle, grasp=(0.0, end - GRASP_INSET, width / 2),
@@ -284,7 +289,7 @@ def _paint_roller(variant, head_rgba, handle_rgba, width, diameter) -> Prop:
     wire = dict(rgba=P.STEEL, finish="metal")
     head = Flex("head", (
         Shape("cylinder", (r, width / 2), (0, roller_y, r), ALONG_X, rgba=head_rgba, finish="matte", contact=SOFT_TOOL_CONTACT,
-              share=DECOY_HEAD_SHARE, name="roller"),
+              share=DECOY_HEAD_SHARE, name="roller", surface="fabric"),
         *(Shape("cylinder", (r * 0.6, 0.001), (x, roller_y, r), ALONG_X, rgba=P.CHARCOAL) for x in (-width / 2, width / 2)),
         segment((0, joint_y, axis_z), corner, 0.003, **wire),
         segment(corner, (wire_x, roller_y, r), 0.003, **wire),
