@@ -24,7 +24,7 @@ firmed up below its lower one.
 from __future__ import annotations
 
 import math
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 
 import numpy as np
@@ -187,12 +187,16 @@ def stand_points(world: dict, errand: Errand, rects: dict[str, Rect]) -> list[np
 
 
 def best_route(world: dict, errand: Errand) -> list[np.ndarray] | None:
-    """The route to the stand point that is quickest to reach, walking and turning counted."""
+    """The route to the errand's stand point that is quickest to reach, walking and turning counted."""
+    return quickest_route(world, stand_points(world, errand, footprints(world)), target_point(world, errand))
+
+
+def quickest_route(world: dict, goals: list[np.ndarray], aim: np.ndarray) -> list[np.ndarray] | None:
+    """Of the routes to `goals` clear of the furniture, the one quickest to walk and then turn to face `aim`."""
     rects = footprints(world)
     base = np.asarray(world["base"], float)
-    aim = target_point(world, errand)
     best, cost = None, math.inf
-    for goal in stand_points(world, errand, rects):
+    for goal in goals:
         if not all(r.distance(goal) >= CLEARANCE[n] - 1e-6 for n, r in rects.items()):
             continue
         path = route(base[:2], goal, rects, world["room"])
@@ -323,9 +327,17 @@ def plan(ctx: Context) -> Steps:
 
 
 def walk(ctx: Context, errand: Errand) -> Steps:
-    """The route to the errand's stand point, leg by leg, then the turn to face its target."""
+    """The route to the errand's stand point, leg by leg, then the turn to face its target; stand."""
+    yield from go(ctx, lambda w: stand_points(w, errand, footprints(w)), lambda w: target_point(w, errand), errand.speed)
+    ctx.cmd[32:36] = 0.0
+    yield from hold_still(ctx)
+
+
+def go(ctx: Context, goals: Callable[[dict], list[np.ndarray]], aim: Callable[[dict], np.ndarray], speed: float) -> Steps:
+    """Walk the quickest route to one of `goals` (planned again at every waypoint), leg by leg, then
+    turn to face `aim` (each a function of the privileged state)."""
     while True:
-        path = best_route(ctx.obs.world, errand)
+        path = quickest_route(ctx.obs.world, goals(ctx.obs.world), aim(ctx.obs.world))
         if path is None:  # nowhere to go: stand rather than walk into the furniture
             break
         nxt = path[1] if len(path) > 1 else path[0]
@@ -333,14 +345,12 @@ def walk(ctx: Context, errand: Errand) -> Steps:
             break
         bearing = math.atan2(*(nxt - ctx.obs.base[:2])[::-1])
         off = abs(wrap(bearing - ctx.obs.base[3]))
-        turn = off > IN_PLACE or (off > TURN_TOL and not walked_clear(ctx.obs.base[:2], ctx.obs.base[3], nxt, errand.speed, footprints(ctx.obs.world)))
+        turn = off > IN_PLACE or (off > TURN_TOL and not walked_clear(ctx.obs.base[:2], ctx.obs.base[3], nxt, speed, footprints(ctx.obs.world)))
         if turn:
             yield from turn_to(ctx, bearing)
-        if not (yield from leg(ctx, nxt, errand.speed)) and not turn and len(path) > 2:
+        if not (yield from leg(ctx, nxt, speed)) and not turn and len(path) > 2:
             # A round without a row: within STOP_AHEAD of a corner the route still lists, planning
             # again from the same state would repeat it for ever. On to the corner after it.
-            yield from leg(ctx, path[2], errand.speed)
-    aim = target_point(ctx.obs.world, errand)
-    yield from turn_to(ctx, math.atan2(*(aim - ctx.obs.base[:2])[::-1]))
-    ctx.cmd[32:36] = 0.0
-    yield from hold_still(ctx)
+            yield from leg(ctx, path[2], speed)
+    target = aim(ctx.obs.world)
+    yield from turn_to(ctx, math.atan2(*(target - ctx.obs.base[:2])[::-1]))
