@@ -5,14 +5,23 @@
 For each key stance of a climb, on a ladder at the origin with its steps facing -y (treads at
 0.47, 0.71, 0.94 m, each plank 0.12 m deep, the top tread at 1.18 m), the whole-body posture is
 solved by inverse kinematics (mink + daqp: each foot flat on its tread with the front of the sole
-on the plank, each hand palm down on a higher plank, the centre of mass over the foot that carries
-the weight), then the contact forces that hold that posture still with the least effort by a QP
-(daqp): the floating base in equilibrium, every contact force inside its friction cone (a pyramid,
-mu 1) and pushing only; the cost is each joint's torque over what its servo can make there, squared.
+on the plank, the heel over its front edge; the centre of mass over the foot that carries the
+weight; the hands free), then the contact forces that hold that posture still with the least effort
+by a QP (daqp): the floating base in equilibrium, every contact force inside its friction cone (a
+pyramid, mu 1) and pushing only, the foot the weight has left carrying at most 10 N; the cost is
+each joint's torque over what its servo can make there, squared.
 The joint torques tau = g(q) - sum J^T f then stand against two limits per joint: its effort limit
 and the torque its servo can make at q. The servo's targets are clipped to the joint's range, so it
 pushes at most kp x (range end - q) in each direction (at the Fiatlux research gains: the ankles
 40 N m/rad over a -0.87..0.52 rad range).
+
+First, what the protocol's action contracts let a foot reach. `joint_position_v1` (the `servo`
+controller, the original's action) sets each target to q0 + 0.5 a with a in [-1, 1]: a swing leg's
+hip pitch, hip roll, knee and ankle pitch are searched over that box (11 values each), the other
+leg at q0, for the highest the lowest point of a level sole (tilted under 0.3 rad) gets 0.1 m or
+more ahead of the standing foot. `decoupled_v1` (the `balanced` controller) commands a velocity, a
+heading and a pelvis height of 0.60-0.78 m over the ground the controller stands on: no command
+places a foot on a tread.
 
 Human-readable table rows per stance, the worst joints first, then one JSON object with --json.
 """
@@ -35,13 +44,9 @@ from humanoidtoolbench.suites.fiatlux import props
 from humanoidtoolbench.suites.fiatlux.robot import SERVOS
 
 G = 9.81
-MU = 1.0  # friction pyramid: the robot's soles and palms on the ladder's aluminium
+MU = 1.0  # friction pyramid: the robot's soles on the ladder's aluminium
 FOOT_PTS = np.array([[-0.05, 0.025, -0.035], [-0.05, -0.025, -0.035], [0.12, 0.03, -0.035], [0.12, -0.03, -0.035]])  # sole, ankle frame
-PALM = 0.043  # m: the palm's face from the wrist axis (its normal is the wrist frame's -y on the left hand, +y on the right)
-PALM_PTS = {side: np.array([[0.075, -s * PALM, 0.03], [0.075, -s * PALM, -0.03], [0.12, -s * PALM, 0.03], [0.12, -s * PALM, -0.03]])
-            for side, s in (("left", 1.0), ("right", -1.0))}
 FEET = {"left": "left_ankle_roll_link", "right": "right_ankle_roll_link"}
-HANDS = {"left": "left_wrist_yaw_link", "right": "right_wrist_yaw_link"}
 TOPS = (0.0, *props.STEP_HEIGHTS, props.TREAD_TOP)  # floor, steps 0-2, tread
 FRONT = (None, *(y - 0.06 for y in props.STEP_Y), props.TREAD_CENTRE[1] - props.TREAD_SIZE[1] / 2)  # plank front edges (ladder y)
 STANCE_X = 0.1  # m: each foot this far from the ladder's centre line
@@ -53,21 +58,16 @@ class Stance:
     name: str
     feet: dict  # side -> level (0 floor, 1-3 steps 0-2, 4 the tread)
     carry: str  # the side whose foot carries the weight (the CoM over it)
-    hands: int | None  # the level whose plank the palms press on, None: hands free
 
 
 # Up: a foot is put on the next tread, then the weight moves onto it while the other foot still
 # touches below: that leg is then folded deepest, carrying everything (the same stance, reversed, is
-# the last moment of a step down). Each with the hands free and with the palms pressing on a plank
-# about shoulder height.
+# the last moment of a step down).
 STANCES = (
-    Stance("floor: left foot put on step 0 (0.47 m up), weight on the floor foot", {"left": 1, "right": 0}, "right", None),
-    Stance("floor -> step 0: weight moved onto the foot on step 0, hands free", {"left": 1, "right": 0}, "left", None),
-    Stance("floor -> step 0: weight moved onto the foot on step 0, palms on step 1", {"left": 1, "right": 0}, "left", 2),
-    Stance("step 0 -> step 1 (0.24 m): weight moved onto step 1, hands free", {"left": 2, "right": 1}, "left", None),
-    Stance("step 0 -> step 1: weight moved onto step 1, palms on step 2", {"left": 2, "right": 1}, "left", 3),
-    Stance("step 2 -> tread (0.24 m): weight moved onto the tread, hands free", {"left": 4, "right": 3}, "left", None),
-    Stance("step 2 -> tread: weight moved onto the tread, palms on the tread", {"left": 4, "right": 3}, "left", 4),
+    Stance("floor: left foot put on step 0 (0.47 m up), weight on the floor foot", {"left": 1, "right": 0}, "right"),
+    Stance("floor -> step 0: weight moved onto the foot on step 0", {"left": 1, "right": 0}, "left"),
+    Stance("step 0 -> step 1 (0.24 m): weight moved onto step 1", {"left": 2, "right": 1}, "left"),
+    Stance("step 2 -> tread (0.24 m): weight moved onto the tread", {"left": 4, "right": 3}, "left"),
 )
 CROUCH = {"hip_pitch": -1.2, "knee": 1.8, "ankle_pitch": -0.6}  # the posture the solver starts from and is drawn towards
 
@@ -94,15 +94,6 @@ def foot_pose(level: int, side: str) -> mink.SE3:
     return mink.SE3.from_rotation_and_translation(rot, np.array([x, y, TOPS[level] + 0.035]))
 
 
-def hand_pose(level: int, side: str) -> mink.SE3:
-    """A wrist over a plank, palm down on it, the fingers pointing into the ladder."""
-    s = 1.0 if side == "left" else -1.0
-    # wrist frame: x (fingers) -> world +y; the palm's normal (wrist -s y) -> world -z
-    rot = np.column_stack([[0.0, 1.0, 0.0], [0.0, 0.0, s], [s, 0.0, 0.0]])
-    y = FRONT[level] + 0.02 - 0.10
-    return mink.SE3.from_rotation_and_translation(mink.SO3.from_matrix(rot), np.array([s * 0.12, y, TOPS[level] + PALM]))
-
-
 def solve_posture(model: mujoco.MjModel, st: Stance) -> tuple[np.ndarray, dict]:
     cfg = mink.Configuration(model)
     q = cfg.q.copy()
@@ -120,11 +111,6 @@ def solve_posture(model: mujoco.MjModel, st: Stance) -> tuple[np.ndarray, dict]:
         targets[side] = foot_pose(level, side)
         t.set_target(targets[side])
         tasks.append(t)
-    if st.hands is not None:
-        for side in HANDS:
-            t = mink.FrameTask(HANDS[side], "body", position_cost=30.0, orientation_cost=3.0)
-            t.set_target(hand_pose(st.hands, side))
-            tasks.append(t)
     com = mink.ComTask(cost=[30.0, 30.0, 0.0])
     support = targets[st.carry].translation() + targets[st.carry].rotation().as_matrix() @ np.array([0.035, 0.0, 0.0])
     com.set_target(np.array([support[0], support[1], 0.0]))
@@ -146,7 +132,7 @@ def solve_posture(model: mujoco.MjModel, st: Stance) -> tuple[np.ndarray, dict]:
 
 def contacts(model, data, st: Stance) -> list[tuple[int, np.ndarray]]:
     """(body, world point) of each contact: the sole points that rest on their plank or the floor
-    (a plank carries the points over it), the palm points when the hands press."""
+    (a plank carries the points over it), and the plank's front edge under an overhanging heel."""
     out = []
     for side, level in st.feet.items():
         b = model.body(FEET[side]).id
@@ -159,10 +145,6 @@ def contacts(model, data, st: Stance) -> list[tuple[int, np.ndarray]]:
             if heel[1] < FRONT[level]:
                 for dx in (-0.025, 0.025):
                     out.append((b, np.array([data.xpos[b][0] + dx, FRONT[level], TOPS[level]])))
-    if st.hands is not None:
-        for side in HANDS:
-            b = model.body(HANDS[side]).id
-            out += [(b, data.xpos[b] + data.xmat[b].reshape(3, 3) @ p) for p in PALM_PTS[side]]
     return out
 
 
@@ -223,10 +205,39 @@ def static_torques(model, q: np.ndarray, st: Stance) -> dict:
     order = [k for k in np.argsort(-ratio) if "hand" not in names[k] and abs(tau[k]) > 0.5]
     forces = {}
     for i, (b, _) in enumerate(pts):
-        forces[model.body(b).name] = forces.get(model.body(b).name, 0.0) + float(x[3 * i + 2])
+        forces[model.body(b).name] = forces.get(model.body(b).name, 0.0) + float(x[3 * i + 2])  # normal forces
     return {"solved": bool(flag == 1), "support_n": forces,
             "joints": [{"joint": names[k], "torque_nm": float(tau[k]), "effort_nm": float(effort[k]),
                         "servo_nm": float(hi[k] if tau[k] >= 0 else lo[k]), "share_of_servo": float(ratio[k])} for k in order]}
+
+
+def contract_reach(model: mujoco.MjModel) -> dict:
+    """The highest level sole ahead of the standing foot that joint_position_v1's targets reach."""
+    import itertools
+
+    from humanoidtoolbench.control.joint_position import Q0, SCALE
+
+    data = mujoco.MjData(model)
+    swing = [f"left_{j}_joint" for j in ("hip_pitch", "hip_roll", "knee", "ankle_pitch")]
+    ranges = {n: np.linspace(max(BY_NAME[n].lo, Q0.get(n, 0.0) - SCALE), min(BY_NAME[n].hi, Q0.get(n, 0.0) + SCALE), 11) for n in swing}
+    stand = {n: v for n, v in Q0.items() if n.startswith("right_")}
+    soles = {s: [g for g in range(model.ngeom) if model.geom_bodyid[g] == model.body(FEET[s]).id and model.geom_type[g] == mujoco.mjtGeom.mjGEOM_SPHERE]
+             for s in FEET}
+    best = (-np.inf, None)
+    for values in itertools.product(*ranges.values()):
+        data.qpos[:] = 0.0
+        data.qpos[2], data.qpos[3] = 1.0, 1.0
+        for n, v in (stand | dict(zip(swing, values))).items():
+            data.qpos[model.jnt_qposadr[model.joint(n).id]] = v
+        mujoco.mj_kinematics(model, data)
+        low = {s: min(data.geom_xpos[g][2] - model.geom_size[g][0] for g in gs) for s, gs in soles.items()}
+        ahead = np.mean([data.geom_xpos[g][0] for g in soles["left"]]) - np.mean([data.geom_xpos[g][0] for g in soles["right"]])
+        tilt = float(np.arccos(np.clip(data.xmat[model.body(FEET["left"]).id][8], -1.0, 1.0)))
+        if ahead >= 0.1 and tilt < 0.3 and low["left"] - low["right"] > best[0]:
+            best = (low["left"] - low["right"], dict(zip(swing, (float(v) for v in values))))
+    knee = "left_knee_joint"
+    return {"highest_level_sole_m": float(best[0]), "at": best[1],
+            "knee_target_max_rad": float(min(BY_NAME[knee].hi, Q0[knee] + SCALE)), "treads_m": list(TOPS[1:])}
 
 
 def main() -> None:
@@ -234,13 +245,17 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     model = robot_model()
-    out = []
+    reach = contract_reach(model)
+    print(f"joint_position_v1 (targets q0 +- 0.5 rad): the highest a level sole gets 0.1 m ahead of the standing foot is "
+          f"{reach['highest_level_sole_m']:.3f} m (knee target at most {reach['knee_target_max_rad']:.2f} rad); "
+          f"the treads are at {', '.join(f'{t:.2f}' for t in reach['treads_m'])} m")
+    out = [{"contract_reach": reach}]
     for st in STANCES:
         q, err = solve_posture(model, st)
         res = static_torques(model, q, st)
         out.append({"stance": st.name, "ik_error": err, **res})
         print(f"{st.name}: pelvis at {err['pelvis_z']:.2f} m, carrying knee {err['carrying_knee_rad']:.2f} rad; posture {err['feet_mm']:.0f} mm off the feet's holds, CoM {err['com_mm']:.0f} mm off its support; "
-              f"{'held' if res['solved'] else 'NO equilibrium'}; support " + ", ".join(f"{k.split('_')[0]} {'hand' if 'wrist' in k else 'foot'} {v:.0f} N" for k, v in res["support_n"].items()))
+              f"{'held' if res['solved'] else 'NO equilibrium'}; support " + ", ".join(f"{k.split('_')[0]} foot {v:.0f} N" for k, v in res["support_n"].items()))
         for j in res["joints"][:5]:
             print(f"    {j['joint']:28s} {j['torque_nm']:+7.1f} N m  (servo at this angle {j['servo_nm']:+6.1f}, effort {j['effort_nm']:.0f}): "
                   f"{100 * j['share_of_servo']:.0f} %")
