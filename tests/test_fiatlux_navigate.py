@@ -70,6 +70,20 @@ def test_stand_points_are_within_the_gate_and_clear_of_the_furniture(key, seed, 
     assert nav.best_route(w, nav.ERRANDS[key]) is not None
 
 
+@pytest.mark.parametrize("yaw", np.linspace(0.0, np.pi, 13))
+def test_the_ladder_has_a_stand_point_beside_each_long_side_at_any_yaw(yaw):
+    """Only the middle 0.3 m of a long side lies within the gate's reach of the ladder's origin; the
+    candidates are fanned from the ladder's own axes, so every yaw has one there on each side."""
+    half = (0.304, 0.4895)
+    world = {"poses": {"ladder": np.array([0.0, 0.0, 0.0, np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])},
+             "footprints": {"ladder": (0.0, 0.0, *half, float(yaw))}}
+    points = nav.stand_points(world, nav.ERRANDS["S09"], nav.footprints(world))
+    assert len(points) == 2
+    for p in points:
+        assert np.linalg.norm(p) < LADDER_REACH - nav.GOAL_TOL
+        assert nav.footprints(world)["ladder"].distance(p) >= nav.CLEARANCE["ladder"] - 1e-9
+
+
 def run_expert(key: str, seed: int, steps: int):
     """The expert on one seed under `balanced`, to its outcome or `steps` control steps."""
     ep = SUITE.make_episode(BY_KEY[key], seed, SUITE.make_controller("balanced"), "fast")

@@ -173,8 +173,11 @@ def stand_points(world: dict, errand: Errand, rects: dict[str, Rect]) -> list[np
         out = np.array(min(gaps, key=gaps.get), float)
         along = np.array([-out[1], out[0]])
         return [np.array(bench.local_to_world((u, v) + out * errand.standoff + along * s)) for s in BULB_SLIDE]
-    angles = np.linspace(-math.pi, math.pi, CANDIDATES, endpoint=False)
     rect = rects[errand.target]  # out from the footprint along each ray from its centre
+    # The ladder's rays are fanned from its own axes: the gate's radius leaves only the middle 0.3 m of
+    # each long side, which a fan fixed in the world missed at some ladder yaws (S09 seeds 203, 204 and
+    # 209: no stand point, the robot stood the 120 s out).
+    angles = np.linspace(-math.pi, math.pi, CANDIDATES, endpoint=False) + (rect.yaw if errand.target == "ladder" else 0.0)
     points = []
     for a in angles:
         ray = np.array([math.cos(a), math.sin(a)])
