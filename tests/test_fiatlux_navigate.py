@@ -70,6 +70,20 @@ def test_stand_points_are_within_the_gate_and_clear_of_the_furniture(key, seed, 
     assert nav.best_route(w, nav.ERRANDS[key]) is not None
 
 
+@pytest.mark.parametrize("yaw", np.linspace(0.0, np.pi, 13))
+def test_the_ladder_has_a_stand_point_beside_each_long_side_at_any_yaw(yaw):
+    """Only the middle 0.3 m of a long side lies within the gate's reach of the ladder's origin; the
+    candidates are fanned from the ladder's own axes, so every yaw has one there on each side."""
+    half = (0.304, 0.4895)
+    world = {"poses": {"ladder": np.array([0.0, 0.0, 0.0, np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])},
+             "footprints": {"ladder": (0.0, 0.0, *half, float(yaw))}}
+    points = nav.stand_points(world, nav.ERRANDS["S09"], nav.footprints(world))
+    assert len(points) == 2
+    for p in points:
+        assert np.linalg.norm(p) < LADDER_REACH - nav.GOAL_TOL
+        assert nav.footprints(world)["ladder"].distance(p) >= nav.CLEARANCE["ladder"] - 1e-9
+
+
 def run_expert(key: str, seed: int, steps: int):
     """The expert on one seed under `balanced`, to its outcome or `steps` control steps."""
     ep = SUITE.make_episode(BY_KEY[key], seed, SUITE.make_controller("balanced"), "fast")
@@ -164,15 +178,16 @@ def test_the_grip_eases_while_the_glass_feels_more_than_the_band_and_firms_up_be
     finger = JOINT_SLOTS.index("right_hand_index_1_joint")
     target = GRIP_FINGERS["right_hand_index_1_joint"]
 
-    def walk():
+    def walk(poses):
         for f in forces:
-            ctx.obs = SimpleNamespace(world={"joints": joints, "grip_force": {"old_bulb": f}})
+            ctx.obs = SimpleNamespace(world={"joints": joints, "grip_force": {"old_bulb": f}, "poses": poses})
             for _ in range(CHUNK):  # a new observation every CHUNK rows, as the follower feeds them
                 ctx.cmd[32] = f
                 yield
 
     squeezes = []
-    for k, _ in enumerate(nav.holding(ctx, "old_bulb", walk())):
+    upright = {"old_bulb": np.array([0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0])}  # held cap up, as a ceiling socket's grip holds it
+    for k, _ in enumerate(nav.holding(ctx, "old_bulb", walk(upright))):
         assert ctx.cmd[32] == forces[k // CHUNK]
         squeezes.append(ctx.cmd[finger] / target)  # the measured finger stands at 0
         for name, v in (GRIP_POSE | GRIP_FINGERS).items():
@@ -183,6 +198,21 @@ def test_the_grip_eases_while_the_glass_feels_more_than_the_band_and_firms_up_be
     assert per_obs[5] == per_obs[6] == per_obs[7] == per_obs[4]  # inside the band: held
     assert per_obs[8] > per_obs[7] and per_obs[-1] == 1.0  # below it: firmed up, to the start's grip and no further
     assert all(s == per_obs[i // CHUNK] for i, s in enumerate(squeezes))  # set once per observation
+
+    # Held cap forward (a wall socket's grip), the index finger opens over INDEX_OPEN_S from the
+    # first observation on, while the middle finger keeps the squeeze and the thumb its target.
+    ctx.cmd[:] = 0.0
+    level = {"old_bulb": np.array([0.0, 0.0, 1.0, np.cos(np.pi / 4), 0.0, np.sin(np.pi / 4), 0.0])}  # axis along x
+    middle = JOINT_SLOTS.index("right_hand_middle_1_joint")
+    index, middle_rows = [], []
+    for k, _ in enumerate(nav.holding(ctx, "old_bulb", walk(level))):
+        index.append(ctx.cmd[finger] / target)
+        middle_rows.append(ctx.cmd[middle] / GRIP_FINGERS["right_hand_middle_1_joint"])
+    per_obs = index[::CHUNK]
+    opening = round(nav.INDEX_OPEN_S / nav.CHUNK_S)
+    np.testing.assert_allclose(per_obs[:opening], 1.0 - np.arange(1, opening + 1) / opening)
+    assert per_obs[-1] == 0.0  # straight, and kept so
+    np.testing.assert_allclose(middle_rows[::CHUNK], squeezes[::CHUNK])
 
 
 def test_the_expert_carries_the_old_bulb_to_the_crate():

@@ -13,12 +13,12 @@ import numpy as np
 
 from ...toolbench.expert.skills import Observation, PlanFollower
 from .common import context, observe
-from . import dispose, grab, insert, navigate, remove
+from . import dispose, grab, insert, ladder, navigate, remove
 
 POLICY_NAME = "expert"
 PRIVILEGED = True
 CHUNK = 5  # rows per request: 0.1 s between observations
-PLANS = {"S03": remove.plan, "S06": dispose.plan, "S08": grab.plan, "S11": insert.plan, **dict.fromkeys(navigate.ERRANDS, navigate.plan)}
+PLANS = {"S01": ladder.plan, "S03": remove.plan, "S06": dispose.plan, "S08": grab.plan, "S11": insert.plan, **dict.fromkeys(navigate.ERRANDS, navigate.plan)}
 
 
 class Expert(PlanFollower):
