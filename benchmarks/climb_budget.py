@@ -215,7 +215,7 @@ def contract_reach(model: mujoco.MjModel) -> dict:
     """The highest level sole ahead of the standing foot that joint_position_v1's targets reach."""
     import itertools
 
-    from humanoidtoolbench.control.joint_position import Q0, SCALE
+    from humanoidtoolbench.suites.fiatlux.contract import SCALE, STANDING_POSE as Q0
 
     data = mujoco.MjData(model)
     swing = [f"left_{j}_joint" for j in ("hip_pitch", "hip_roll", "knee", "ankle_pitch")]

@@ -175,7 +175,7 @@ def horizon_part() -> dict:
 def placed_at_steps(seed: int):
     """An S01 episode (balanced) with the robot standing `ladder.APPROACH` out from the steps, facing them."""
     from humanoidtoolbench.control.base import BasePose
-    from humanoidtoolbench.control.joint_position import Q0_VECTOR
+    from humanoidtoolbench.suites.fiatlux.contract import Q0_VECTOR
     from humanoidtoolbench.suites.fiatlux import SUITE
     from humanoidtoolbench.suites.fiatlux.expert import ladder
     from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY

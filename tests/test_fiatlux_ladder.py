@@ -7,7 +7,7 @@ import mujoco
 import numpy as np
 
 from humanoidtoolbench.control.base import BasePose
-from humanoidtoolbench.control.joint_position import Q0_VECTOR
+from humanoidtoolbench.suites.fiatlux.contract import Q0_VECTOR
 from humanoidtoolbench.suites.fiatlux import SUITE
 from humanoidtoolbench.suites.fiatlux.expert import CHUNK, ladder
 from humanoidtoolbench.suites.fiatlux.expert.common import context, observe

@@ -13,7 +13,8 @@ import pytest
 from humanoidtoolbench import suites
 from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.cli import gallery as gallery_cli
-from humanoidtoolbench.control.contract import get as get_contract
+from humanoidtoolbench.control.contracts import get as get_contract
+from humanoidtoolbench.eval.identity import policy_label
 from humanoidtoolbench.metrics import gather
 from humanoidtoolbench.metrics.report import standing
 from humanoidtoolbench.sim import look as looks
@@ -218,8 +219,8 @@ def test_a_result_from_before_looks_counts_as_the_fast_look():
     old = {"reportable": True, "reasons": [], "controller": "balanced"}
     assert standing("G1BallMove-L0-S", old) == (False, ["look 'fast' instead of 'standard'"])
     assert standing("G1BallMove-L0-S", {**old, "look": "standard"}) == (True, [])
-    assert gather.policy_label({"policy": "zero"}, "balanced", "balanced", "fast", "standard") == "zero [fast look]"
-    assert gather.policy_label({"policy": "zero"}, "assisted", "balanced", "fast", "standard") == "zero [assisted, fast look]"
+    assert policy_label({"policy": "zero"}, "balanced", "balanced", "fast", "standard") == "zero [fast look]"
+    assert policy_label({"policy": "zero"}, "assisted", "balanced", "fast", "standard") == "zero [assisted, fast look]"
 
 
 def test_an_unknown_look_is_one_line_and_exit_2(tmp_path, capsys):
