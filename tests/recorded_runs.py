@@ -60,7 +60,7 @@ def write_run(root: Path, name: str, episodes: list[dict], policy: dict = POLICY
         protocol=suite.protocol.name, suite=suite.name, env_id=cond.env_id, condition=cond.name, instruction="x",
         episodes=len(seeds), seed_start=seeds[0], seeds=seeds, max_steps=3000, control_hz=50,
         action_schema="decoupled_v1", controller=suite.protocol.controller, robot_variant="test", record_video=False,
-        visual_detail="fast", cameras=[], video={}, paper_metrics=False,
+        visual_detail="fast", cameras=[], video={}, paper_metrics=False, look=suite.protocol.look,
     )
     fingerprint = {"policy": policy}
     config = RunConfig(**{k: getattr(settings, k) for k in EvalConfig.__struct_fields__}, fingerprint=fingerprint,
@@ -75,7 +75,7 @@ def write_run(root: Path, name: str, episodes: list[dict], policy: dict = POLICY
         action_schema="decoupled_v1", videos=[], source_sha256={}, source_digest="0" * 64, assets={}, lock_sha256="",
         code={}, python="3", versions={}, execution_environment={}, render={}, execution={}, fingerprint=fingerprint,
         run_dir=str(run), wall_seconds=1.0, episodes_per_second=None, finished_at=finished_at,
-        files=integrity.anchored_files(run, seeds),
+        files=integrity.anchored_files(run, seeds), look=settings.look,
     )
     result = integrity.seal(BenchmarkResult(**body, record_sha256="").to_json())
     write_json_atomic(run / "benchmark_result.json", result)

@@ -15,7 +15,6 @@ from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.cli import gallery as gallery_cli
 from humanoidtoolbench.control.contracts import get as get_contract
 from humanoidtoolbench.eval.identity import policy_label
-from humanoidtoolbench.metrics import gather
 from humanoidtoolbench.metrics.report import standing
 from humanoidtoolbench.sim import look as looks
 from humanoidtoolbench.sim import scene
