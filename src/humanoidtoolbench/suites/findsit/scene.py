@@ -70,6 +70,20 @@ def add_piece(spec: mujoco.MjSpec, piece: Furniture) -> mujoco.MjsBody:
     return body
 
 
+# A dressed apartment draws several hundred small parts: rounds with fewer facets and box faces as one
+# quad each (the lights are directional, so a flat face is lit evenly) halve its software-rendering
+# time (docs/PERFORMANCE.md). Vertex work only: no pixel of a flat face changes but its specular sheen.
+PRIMITIVE_SLICES, PRIMITIVE_STACKS, BOX_QUADS = 16, 8, 1
+
+
+def _draw_coarser(spec: mujoco.MjSpec) -> None:
+    """Fewer vertices per drawn primitive, and the ground plane hidden: every room has a floor of its own."""
+    quality = spec.visual.quality
+    quality.numslices, quality.numstacks, quality.numquads = PRIMITIVE_SLICES, PRIMITIVE_STACKS, BOX_QUADS
+    floor = spec.geom("floor")
+    floor.rgba = [*floor.rgba[:3], 0.0]
+
+
 def build_scene(apartment: Apartment, controller, detail: str = "fast", look: Look = FAST,
                 look_key: tuple[str, str] = ("", "")) -> mujoco.MjSpec:
     """The apartment with the robot; a dressed look draws it furnished (`interior`, `furnishings`), its
@@ -82,6 +96,7 @@ def build_scene(apartment: Apartment, controller, detail: str = "fast", look: Lo
         collision.assign(geom, collision.WORLD)
     bodies = [add_piece(spec, piece) for piece in apartment.furniture]
     if look.dressed:
+        _draw_coarser(spec)
         wardrobe = Wardrobe(spec, look)
         rng = look_generator(*look_key)
         interior.dress_rooms(spec, apartment, Kit(spec, spec.worldbody, wardrobe, "look/rooms"), rng)
