@@ -436,6 +436,30 @@ def _round(surface: str, colours, taper: float):
     return dress
 
 
+def _stool(kit, p, c, geoms):
+    """A round wooden seat on four splayed legs, the box hidden."""
+    hx, hy, hz = p.half_extents
+    for geom in geoms:
+        geom.rgba = [0.5, 0.5, 0.5, 0.0]
+    r = min(hx, hy)
+    kit.cylinder("varnished_wood", c.wood, (0.0, 0.0, hz - 0.02), r, 0.02)
+    for k in range(4):
+        a = math.pi / 4 + k * math.pi / 2
+        kit.cylinder("wood", shade(c.wood, 0.85), (0.7 * r * math.cos(a), 0.7 * r * math.sin(a), -0.02), 0.018, hz - 0.02)
+
+
+def _basket(kit, p, c, geoms):
+    """A woven basket: the box in a wicker weave, a dark inside and a rim."""
+    hx, hy, hz = p.half_extents
+    wicker = pick(np.random.default_rng(c.seed), ((0.70, 0.55, 0.35), (0.60, 0.48, 0.30), (0.85, 0.78, 0.62)))
+    for geom in geoms:
+        kit.wardrobe.dress(geom, "fabric", (*wicker, 1.0), repeat=14.0)
+    kit.box("fabric", shade(wicker, 0.35), (-hx + 0.02, -hy + 0.02, hz), (hx - 0.02, hy - 0.02, hz + 0.002))
+    for lo, hi in (((-hx - 0.01, -hy - 0.01), (hx + 0.01, -hy + 0.02)), ((-hx - 0.01, hy - 0.02), (hx + 0.01, hy + 0.01)),
+                   ((-hx - 0.01, -hy), (-hx + 0.02, hy)), ((hx - 0.02, -hy), (hx + 0.01, hy))):
+        kit.box("fabric", shade(wicker, 0.8), (*lo, hz - 0.03), (*hi, hz + 0.004))
+
+
 def _plain_box(kit, p, c, geoms):
     for geom in geoms:
         kit.wardrobe.dress(geom, "wood", (*c.wood, 1.0))
@@ -451,8 +475,8 @@ PLAIN: dict[str, Callable] = {
     "bathtub": _bathtub,
     "box": _surface("cardboard", ((0.70, 0.52, 0.32), (0.62, 0.45, 0.28))),
     "shoebox": _surface("cardboard", ((0.80, 0.30, 0.15), (0.25, 0.35, 0.60), (0.85, 0.85, 0.82))),
-    "stool": _surface("wood", WOODS),
-    "basket": _surface("fabric", ((0.70, 0.55, 0.35), (0.60, 0.48, 0.30))),
+    "stool": _stool,
+    "basket": _basket,
     "book": _surface("plastic", FABRICS),
     "cup": _round("ceramic", ((0.95, 0.95, 0.94), (0.30, 0.45, 0.70), (0.80, 0.35, 0.25)), 0.85),
     "bottle": _round("glass", ((0.35, 0.60, 0.40, 0.8), (0.55, 0.75, 0.85, 0.7)), 1.0),
