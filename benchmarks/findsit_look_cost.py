@@ -6,9 +6,10 @@ For the first val100 episodes, in a child process pinned to one CPU with
 Mesa llvmpipe on one thread: the seconds to build and compile the episode
 (scene, robot, settling excluded) and the ego camera's frames per second
 (448 x 448, the policy's image, at the settled start), in the fast and the
-standard look, measured in turns `rounds` times. Each line gives the median
-rates and the standard look's time against the fast look's; the last line
-is one JSON object with every figure.
+standard look, measured in turns `rounds` times. Each line gives the best
+rates (the least disturbed by other work on a shared machine; the medians
+are in the JSON) and the standard look's time against the fast look's; the
+last line is one JSON object with every figure.
 """
 
 from __future__ import annotations
@@ -75,20 +76,22 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|")
     figures = {"rounds": args.rounds, "load_average": round(load, 2), "renderer": out["renderer"], "episodes": {}}
     for seed in range(args.episodes):
-        fast, std = (statistics.median(out["rates"][f"{seed}/{look}"]) for look in LOOKS)
+        fast, std = (max(out["rates"][f"{seed}/{look}"]) for look in LOOKS)
+        medians = [statistics.median(out["rates"][f"{seed}/{look}"]) for look in LOOKS]
         bf, bs = out["build"]["fast"][seed], out["build"]["standard"][seed]
         f = {"fast_fps": round(fast, 1), "standard_fps": round(std, 1), "time_ratio": round(fast / std, 2),
+             "fast_median_fps": round(medians[0], 1), "standard_median_fps": round(medians[1], 1),
              "build_fast_s": round(bf, 2), "build_standard_s": round(bs, 2),
              "ngeom_fast": out["ngeom"][f"{seed}/fast"], "ngeom_standard": out["ngeom"][f"{seed}/standard"]}
         figures["episodes"][seed] = f
         print(f"| {seed} | {f['ngeom_fast']} / {f['ngeom_standard']} | {fast:.0f} | {std:.0f} | {f['time_ratio']:.2f} | "
               f"{bf:.2f} | {bs:.2f} |")
-    all_fast = [x for s in range(args.episodes) for x in out["rates"][f"{s}/fast"]]
-    all_std = [x for s in range(args.episodes) for x in out["rates"][f"{s}/standard"]]
-    figures["fast_fps"], figures["standard_fps"] = round(statistics.median(all_fast), 1), round(statistics.median(all_std), 1)
+    eps = figures["episodes"].values()
+    figures["fast_fps"] = round(statistics.fmean(f["fast_fps"] for f in eps), 1)
+    figures["standard_fps"] = round(statistics.fmean(f["standard_fps"] for f in eps), 1)
     figures["time_ratio"] = round(figures["fast_fps"] / figures["standard_fps"], 2)
-    print(f"all: ego camera {figures['fast_fps']:.0f} frames/s fast, {figures['standard_fps']:.0f} standard, "
-          f"{figures['time_ratio']:.2f} x the time")
+    print(f"mean of the episodes' best: ego camera {figures['fast_fps']:.0f} frames/s fast, {figures['standard_fps']:.0f} "
+          f"standard, {figures['time_ratio']:.2f} x the time")
     print(json.dumps(figures))
 
 
