@@ -11,7 +11,7 @@ from scipy import ndimage
 from humanoidtoolbench.suites.findsit import actions
 from humanoidtoolbench.suites.findsit.navgrid import RESOLUTION, NavGrid
 from humanoidtoolbench.suites.findsit.planner import Observation
-from humanoidtoolbench.suites.findsit.policies import EDGE_INSET_M, OraclePlanner, _lookahead
+from humanoidtoolbench.suites.findsit.policies import EDGE_INSET_M, OraclePlanner, _clearance, _lookahead
 
 
 def doorway_grid() -> NavGrid:
@@ -171,3 +171,11 @@ def test_on_balanced_it_sits_from_in_front_of_the_edge_and_sits_on_until_the_pel
     oracle.reset("", 0)
     assert decide(oracle, {**privileged((2.0, front_edge + 0.17 + 0.02, math.pi / 2)), **balanced}) == sit
     assert decide(oracle, {**lowered, "pelvis_on_target": True}).active_stop
+
+
+def test_the_clearance_cache_never_serves_a_freed_grid_to_a_new_one():
+    """A grid made after the last one was freed may take its id; its clearance is its own."""
+    for shape in ((10, 10), (20, 30), (10, 10)):
+        grid = NavGrid(np.ones(shape, dtype=bool))
+        assert _clearance(grid).shape == shape
+        del grid

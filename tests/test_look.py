@@ -32,6 +32,8 @@ SCENES = (
     ("fiatlux", "S03", 1),
     ("findsit", "FINDSIT-val100", 0),
     ("findsit", "FINDSIT-val100", 1),
+    ("findsit", "FINDSIT-val100", 2),
+    ("findsit", "FINDSIT-val100", 3),
 )
 STEPS = 100
 

@@ -117,3 +117,17 @@ class Wardrobe:
 
 # A geom whose rgba is MuJoCo's default takes its material's colour; any other rgba overrides it.
 DEFAULT_GEOM_RGBA = (0.5, 0.5, 0.5, 1.0)
+
+# Interiors (find-navigate-sit): upholstery, bedding, rugs, wall tiles, a screen, pots and plants.
+SURFACES.update({
+    "upholstery": Surface("fabric", (0.42, 0.50, 0.72, 1.0), specular=0.02, shininess=0.05, repeat=5.0),
+    "linen": Surface("fabric", (0.95, 0.95, 0.94, 1.0), specular=0.02, shininess=0.05, repeat=12.0),
+    "leather": Surface("plastic", (0.36, 0.20, 0.12, 1.0), specular=0.35, shininess=0.5, repeat=6.0),
+    "rug": Surface("fabric", (0.60, 0.30, 0.25, 1.0), specular=0.0, shininess=0.02, repeat=2.5),
+    "wall_tiles": Surface("tiles", (0.92, 0.93, 0.93, 1.0), specular=0.5, shininess=0.7, repeat=3.3),
+    "small_tiles": Surface("tiles", (0.85, 0.86, 0.86, 1.0), specular=0.4, shininess=0.6, repeat=2.5),
+    "screen": Surface(None, (0.02, 0.02, 0.03, 1.0), specular=0.9, shininess=0.9),
+    "terracotta": Surface("plaster", (0.72, 0.40, 0.26, 1.0), specular=0.08, shininess=0.15, repeat=6.0),
+    "soil": Surface("plaster", (0.26, 0.19, 0.13, 1.0), specular=0.02, shininess=0.05, repeat=8.0),
+    "leaf": Surface(None, (0.22, 0.50, 0.22, 1.0), specular=0.3, shininess=0.45),
+})

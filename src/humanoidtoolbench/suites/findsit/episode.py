@@ -135,7 +135,8 @@ class FindSitEpisode(Episode):
             self.controller.tuning = dataclasses.replace(self.controller.tuning, height_range=SIT_HEIGHT_RANGE)
         self._carriage, self._sit_posture = carriage(self.controller.name), sit_posture(self.controller.name)
         self.look = looks.get(look or SUITE.protocol.look)
-        self.sim = Simulation(build_scene(self.apartment, self.controller, detail, self.look), self.controller)
+        self.sim = Simulation(build_scene(self.apartment, self.controller, detail, self.look,
+                                          (self.spec.scene_id, self.spec.episode_id)), self.controller)
         m = self.sim.model
         self.state_reader = decoupled_v1.DECOUPLED_V1.state_reader(m)  # the skills' commands, and the state, are decoupled_v1's
         self.targets = frozenset(self.apartment.furniture[g.object_id].name for g in self.spec.goals)

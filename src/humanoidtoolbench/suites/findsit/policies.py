@@ -276,15 +276,14 @@ def _densify(points) -> np.ndarray:
     return np.array(out)
 
 
-_CLEARANCE: dict[int, np.ndarray] = {}
+_CLEARANCE: list = [None, None]  # the last grid (held, so no later grid can take its id) and its clearance
 
 
 def _clearance(grid) -> np.ndarray:
     """Per cell, how far (m) its centre lies beyond the margin (0 in a blocked cell); one grid per episode kept."""
-    if id(grid) not in _CLEARANCE:
-        _CLEARANCE.clear()
-        _CLEARANCE[id(grid)] = (ndimage.distance_transform_edt(grid.free) - 0.5) * RESOLUTION
-    return _CLEARANCE[id(grid)]
+    if _CLEARANCE[0] is not grid:
+        _CLEARANCE[:] = [grid, (ndimage.distance_transform_edt(grid.free) - 0.5) * RESOLUTION]
+    return _CLEARANCE[1]
 
 
 def _wrap(angle: float) -> float:

@@ -16,8 +16,10 @@ import numpy as np
 
 from ...robot import collision
 from ...sim import scene
-from ...sim.look import FAST, Look
+from ...sim.look import FAST, Look, Wardrobe
+from . import furnishings, interior
 from .apartments import Apartment, Furniture
+from .kit import Kit, look_generator
 
 EGO_CAMERA = "ego"
 EGO_SIZE = 448
@@ -52,7 +54,7 @@ def _boxes(piece: Furniture) -> list[tuple[tuple, tuple]]:
     ]
 
 
-def add_piece(spec: mujoco.MjSpec, piece: Furniture) -> None:
+def add_piece(spec: mujoco.MjSpec, piece: Furniture) -> mujoco.MjsBody:
     body = spec.worldbody.add_body(name=piece.name, pos=list(piece.centre), quat=_quat(piece.yaw))
     if piece.movable:
         body.add_freejoint(name=f"{piece.name}_joint")
@@ -65,17 +67,42 @@ def add_piece(spec: mujoco.MjSpec, piece: Furniture) -> None:
             geom.contype, geom.conaffinity = CLUTTER, CLUTTER_PARTNERS
         else:
             collision.assign(geom, collision.WORLD)
+    return body
 
 
-def build_scene(apartment: Apartment, controller, detail: str = "fast", look: Look = FAST) -> mujoco.MjSpec:
+# A dressed apartment draws several hundred small parts: rounds with fewer facets and box faces as one
+# quad each (the lights are directional, so a flat face is lit evenly) halve its software-rendering
+# time (docs/PERFORMANCE.md). Vertex work only: no pixel of a flat face changes but its specular sheen.
+PRIMITIVE_SLICES, PRIMITIVE_STACKS, BOX_QUADS = 16, 8, 1
+
+
+def _draw_coarser(spec: mujoco.MjSpec) -> None:
+    """Fewer vertices per drawn primitive, and the ground plane hidden: every room has a floor of its own."""
+    quality = spec.visual.quality
+    quality.numslices, quality.numstacks, quality.numquads = PRIMITIVE_SLICES, PRIMITIVE_STACKS, BOX_QUADS
+    floor = spec.geom("floor")
+    floor.rgba = [*floor.rgba[:3], 0.0]
+
+
+def build_scene(apartment: Apartment, controller, detail: str = "fast", look: Look = FAST,
+                look_key: tuple[str, str] = ("", "")) -> mujoco.MjSpec:
+    """The apartment with the robot; a dressed look draws it furnished (`interior`, `furnishings`), its
+    variants and colours drawn from the look's stream for `look_key` (scene id, episode id)."""
     sx, sy = apartment.size
     spec = scene.new_spec(scene.RoomStyle(floor="floorboards"), scene.Room((sx + 2.0, sy + 2.0, 2.5), (sx / 2, sy / 2)), look)
     for k, wall in enumerate(apartment.walls):
         geom = spec.worldbody.add_geom(name=f"wall/{k}", type=mujoco.mjtGeom.mjGEOM_BOX, size=list(wall.half_extents),
                                        pos=list(wall.centre), rgba=list(WALL_RGBA))
         collision.assign(geom, collision.WORLD)
-    for piece in apartment.furniture:
-        add_piece(spec, piece)
+    bodies = [add_piece(spec, piece) for piece in apartment.furniture]
+    if look.dressed:
+        _draw_coarser(spec)
+        wardrobe = Wardrobe(spec, look)
+        rng = look_generator(*look_key)
+        interior.dress_rooms(spec, apartment, Kit(spec, spec.worldbody, wardrobe, "look/rooms"), rng)
+        for piece, body in zip(apartment.furniture, bodies):
+            kit = Kit(spec, body, wardrobe, f"look/{piece.name}")
+            furnishings.dress_piece(spec, body, piece, kit, furnishings.Choice.draw(rng, piece.category))
     scene.add_robot(spec, controller, detail)
     (x, y, z), pitch = EGO_MOUNT
     cam = spec.body("torso_link").add_camera(name=EGO_CAMERA, pos=[x, y, z], fovy=EGO_FOV)
