@@ -28,11 +28,11 @@ from ...sim import look as looks
 from ...sim import scene
 from ...sim.simulation import Simulation
 from ..base import FELL, SUCCESS, Episode, HoldCounter, StepResult
-from . import gates, props
+from . import dressing, gates, props
 from .gates import BulbState, Snapshot
 from .layout import ROOM_CENTRE, ROOM_SIZE, Layout, generator, sample_layout
 from .observation import HAND_BODIES, Observer, add_sensors
-from .randomisation import HAND_FRICTION, Lighting, PropScale, draw_lighting, draw_prop_scale
+from .randomisation import HAND_FRICTION, Appearance, Lighting, PropScale, draw_appearance, draw_lighting, draw_prop_scale
 from .robot import apply_servos
 from .seat import MagneticSeat
 from .subtasks import CRUSHED, DROPPED, TIPPED, UNSEATED, FiatluxTask, stage_flag
@@ -115,6 +115,8 @@ class FiatluxEpisode(Episode):
         self.rng = generator(task.key, self.seed)
         self.lighting = draw_lighting(generator(f"{task.key}/lights", self.seed)) if randomize else Lighting()
         self.scale = draw_prop_scale(generator("prop-scale", self.seed)) if randomize and prop_scale else PropScale()
+        # Colours of a dressed look, from their own generator: no other draw moves with them.
+        self.appearance = draw_appearance(generator(f"{task.key}/appearance", self.seed)) if randomize else Appearance()
         sx, sy, sz = self.scale.ladder
         self.tread_centre, self.tread_top = (props.TREAD_CENTRE[0] * sx, props.TREAD_CENTRE[1] * sy), props.TREAD_TOP * sz
         self.plug = {b: props.PLUG_OFFSET * self.scale.bulb(b) for b in BULBS}
@@ -173,6 +175,8 @@ class FiatluxEpisode(Episode):
 
     def _build(self, detail: str) -> mujoco.MjSpec:
         style = self.lighting.style(tuple(self._tint())) if self.randomize else scene.RoomStyle()
+        if self.look.dressed:
+            style = dressing.room_style(style, self.appearance)
         spec = scene.new_spec(style, scene.Room(ROOM_SIZE, ROOM_CENTRE, ceiling=True), self.look)
         props.add_workbench(spec, [*self.bench_pos, 0.0], self.bench_yaw)
         props.add_crate(spec, [*self.crate_pos, 0.0], self.crate_yaw)
@@ -182,6 +186,8 @@ class FiatluxEpisode(Episode):
         for bulb in BULBS:
             props.add_bulb(spec, bulb, [0.0, 0.0, 3.0 + BULBS.index(bulb)], [1, 0, 0, 0], self.scale.bulb(bulb))
         props.add_seat_contacts(spec, BULBS)
+        if self.look.dressed:
+            dressing.dress(spec, self.look, self.appearance, self.scale)
         scene.add_robot(spec, self.controller, detail)
         add_sensors(spec.body("torso_link"))
         if self.randomize:  # hand friction, per layout
