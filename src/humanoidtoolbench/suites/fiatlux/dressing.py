@@ -91,21 +91,21 @@ def _revolved(profile, scale: float) -> trimesh.Trimesh:
 def dress_ladder(spec: mujoco.MjSpec, wardrobe: Wardrobe, appearance: Appearance, scale=(1.0, 1.0, 1.0)) -> None:
     body = spec.body("ladder")
     k = np.asarray(scale, float)
-    rails = wardrobe.material("brushed_metal", appearance["ladder_rails"])
-    caps = wardrobe.material("plastic", appearance["ladder_caps"])
+    rails = wardrobe.material("aluminium", appearance["ladder_rails"])
+    caps = wardrobe.material("enamel", appearance["ladder_caps"])
     feet = wardrobe.material("rubber", _shade(appearance["ladder_caps"], 0.4))
     for geom in list(body.geoms):
         part = geom.name.split("/", 1)[1]
         if part.startswith("front_leg"):
             _hide(geom)
         elif part.startswith(("step", "tread")):
-            wardrobe.dress(geom, "brushed_metal", appearance["ladder_treads"], repeat=12.0)
+            wardrobe.dress(geom, "aluminium", appearance["ladder_treads"])
         elif part.startswith("foot"):
             wardrobe.dress(geom, "rubber", _shade(appearance["ladder_caps"], 0.4))
         elif part == "guard_bar":
-            wardrobe.dress(geom, "plastic", appearance["ladder_caps"])
+            wardrobe.dress(geom, "enamel", appearance["ladder_caps"])
         else:  # back legs and guard posts
-            wardrobe.dress(geom, "brushed_metal", appearance["ladder_rails"])
+            wardrobe.dress(geom, "aluminium", appearance["ladder_rails"])
 
     def box(material, half, pos):
         visual.add_geom(body, "box", tuple(np.asarray(half) * k), pos=tuple(np.asarray(pos) * k), material=material)
@@ -155,17 +155,17 @@ def dress_bulb(spec: mujoco.MjSpec, name: str, wardrobe: Wardrobe, scale: float 
     _hide(spec.geom(f"{name}/glass"))
     s = scale
     visual.add_mesh(spec, body, f"look/{name}/envelope", envelope(s), material=wardrobe.material("glass", GLASS_RGBA[name]))
-    metal = wardrobe.material("brushed_metal", (0.78, 0.78, 0.76, 1.0), repeat=40.0)
+    metal = wardrobe.material("aluminium", (0.78, 0.78, 0.76, 1.0))
     visual.add_mesh(spec, body, f"look/{name}/cap", screw_cap(s), material=metal)
     visual.add_geom(body, "cylinder", (0.009 * s, 0.002 * s), pos=(0.0, 0.0, 0.0385 * s),
-                    material=wardrobe.material("ceramic", INSULATOR))
+                    material=wardrobe.material("enamel", INSULATOR))
     visual.add_geom(body, "cylinder", (0.0035 * s, 0.0008 * s), pos=(0.0, 0.0, 0.0368 * s),
-                    material=wardrobe.material("brushed_metal", BRASS))
+                    material=wardrobe.material("aluminium", BRASS))
     # Inside the glass: the stem and a filament across its top.
     visual.add_geom(body, "cylinder", (0.0025 * s, 0.028 * s), pos=(0.0, 0.0, 0.089 * s),
                     material=wardrobe.material("glass", (0.92, 0.93, 0.92, 0.7)))
     visual.add_geom(body, "capsule", (0.0008 * s,), fromto=[-0.008 * s, 0.0, 0.122 * s, 0.008 * s, 0.0, 0.122 * s],
-                    material=wardrobe.material("brushed_metal", TUNGSTEN))
+                    material=wardrobe.material("aluminium", TUNGSTEN))
 
 
 # -- fixture ---------------------------------------------------------------------------------------
@@ -178,14 +178,14 @@ ROSE = (0.065, 0.012)  # radius and half thickness of the ceiling rose or wall p
 def dress_fixture(spec: mujoco.MjSpec, wardrobe: Wardrobe, appearance: Appearance, scale: float = 1.0) -> None:
     body = spec.body("fixture")
     s = scale
-    socket = wardrobe.material("ceramic", appearance["socket"])
+    socket = wardrobe.material("enamel", appearance["socket"])
     for geom in list(body.geoms):
         if "/stave" in geom.name:
-            wardrobe.dress(geom, "brushed_metal", BRASS, repeat=30.0)
+            wardrobe.dress(geom, "aluminium", BRASS)
     _hide(spec.geom("fixture/back"))
     back = props.BACK_PLATE * s
     visual.add_geom(body, "cylinder", (SHELL_RADII[0] * s, 0.003 * s), pos=(0.0, 0.0, back - 0.003 * s),
-                    material=wardrobe.material("brushed_metal", BRASS, repeat=30.0))
+                    material=wardrobe.material("aluminium", BRASS))
     r0, r1 = (r * s for r in SHELL_RADII)
     z0, z1 = (z * s for z in SHELL_SPAN)
     visual.add_mesh(spec, body, "look/fixture/shell", trimesh.creation.annulus(r0, r1, z1 - z0, sections=REVOLVE_SECTIONS),
@@ -193,9 +193,9 @@ def dress_fixture(spec: mujoco.MjSpec, wardrobe: Wardrobe, appearance: Appearanc
     visual.add_geom(body, "cylinder", (r1, z0 / 2 + 0.001 * s), pos=(0.0, 0.0, z0 / 2 + 0.001 * s), material=socket)  # its closed end
     section = np.asarray(SHADE)
     visual.add_mesh(spec, body, "look/fixture/shade", _revolved(np.vstack([section, section[:1]]), s),
-                    material=wardrobe.material("plastic", appearance["shade"]))
+                    material=wardrobe.material("enamel", appearance["shade"]))
     rod = spec.geom("fixture/pendant") or spec.geom("fixture/arm")
-    wardrobe.dress(rod, "plastic", appearance["cord"])
+    wardrobe.dress(rod, "enamel", appearance["cord"])
     if rod.name.endswith("pendant"):  # a rose on the ceiling, where the rod ends
         far = rod.pos[2] - rod.size[1]
         visual.add_geom(body, "cylinder", ROSE, pos=(0.0, 0.0, far + ROSE[1]), material=wardrobe.material("paint", appearance["ceiling"]))
@@ -232,10 +232,10 @@ STRETCHER_Z = 0.16  # m: the lower rails, with a shelf board on them
 def dress_workbench(spec: mujoco.MjSpec, wardrobe: Wardrobe, appearance: Appearance) -> None:
     body = spec.body("workbench")
     wardrobe.dress(spec.geom("workbench/top"), "varnished_wood", appearance["bench_top"])
-    frame = wardrobe.material("brushed_metal", appearance["bench_frame"])
+    frame = wardrobe.material("aluminium", appearance["bench_frame"])
     for geom in list(body.geoms):
         if "/leg" in geom.name:
-            wardrobe.dress(geom, "brushed_metal", appearance["bench_frame"])
+            wardrobe.dress(geom, "aluminium", appearance["bench_frame"])
     hx, hy = props.BENCH_HALF
     lx, ly = hx - 0.05, hy - 0.05  # leg centres
     under = props.BENCH_TOP - 0.04  # the top's underside
