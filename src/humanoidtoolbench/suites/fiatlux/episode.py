@@ -115,8 +115,6 @@ class FiatluxEpisode(Episode):
         self.rng = generator(task.key, self.seed)
         self.lighting = draw_lighting(generator(f"{task.key}/lights", self.seed)) if randomize else Lighting()
         self.scale = draw_prop_scale(generator("prop-scale", self.seed)) if randomize and prop_scale else PropScale()
-        # Colours of a dressed look, from their own generator: no other draw moves with them.
-        self.appearance = draw_appearance(generator(f"{task.key}/appearance", self.seed)) if randomize else Appearance()
         sx, sy, sz = self.scale.ladder
         self.tread_centre, self.tread_top = (props.TREAD_CENTRE[0] * sx, props.TREAD_CENTRE[1] * sy), props.TREAD_TOP * sz
         self.plug = {b: props.PLUG_OFFSET * self.scale.bulb(b) for b in BULBS}
@@ -127,6 +125,9 @@ class FiatluxEpisode(Episode):
         self.contract = get_contract(SUITE.contract_for(self.controller.name))
         self._place_props()
         self.look = looks.get(look or SUITE.protocol.look)
+        # Colours of a dressed look, from their own generator: no other draw moves with them.
+        drawn = randomize and self.look.dressed
+        self.appearance = draw_appearance(generator(f"{task.key}/appearance", self.seed)) if drawn else Appearance()
         spec = self._build(detail)
         self.sim = Simulation(spec, self.controller)
         m = self.sim.model
