@@ -78,10 +78,10 @@ def _shade(rgba, k: float) -> tuple[float, float, float, float]:
     return (*(k * c for c in rgba[:3]), rgba[3])
 
 
-def _revolved(profile, scale: float) -> trimesh.Trimesh:
+def _revolved(profile, scale: float, sections: int = REVOLVE_SECTIONS) -> trimesh.Trimesh:
     """A closed solid of revolution about z from a (radius, z) outline running from the axis back to
     it, its faces turned outwards."""
-    mesh = trimesh.creation.revolve(np.asarray(profile, float) * scale, sections=REVOLVE_SECTIONS)
+    mesh = trimesh.creation.revolve(np.asarray(profile, float) * scale, sections=sections)
     if mesh.volume < 0:
         mesh.invert()
     return mesh
@@ -133,10 +133,11 @@ def dress_ladder(spec: mujoco.MjSpec, wardrobe: Wardrobe, appearance: Appearance
 
 # -- bulbs -----------------------------------------------------------------------------------------
 def envelope(scale: float = 1.0) -> trimesh.Trimesh:
-    """The glass, revolved from the collision outline above the cap."""
+    """The glass, revolved from the collision outline above the cap in the hull's own sections, so
+    that it lies inside the hull the physics uses."""
     outline = [(r, z) for z, r in props.BULB_MERIDIAN if z >= GLASS_START]
-    top = props.BULB_MERIDIAN[-1][0] + 0.0005
-    return _revolved([(0.0, GLASS_START), *outline, (0.0, top)], scale)
+    top = props.bulb_vertices()[5]  # z of the hull's top on the axis
+    return _revolved([(0.0, GLASS_START), *outline, (0.0, top)], scale, sections=props.BULB_SEGMENTS)
 
 
 def screw_cap(scale: float = 1.0, threads: int = 4) -> trimesh.Trimesh:
