@@ -1,5 +1,5 @@
 """What `htb-gallery fiatlux` shoots: the ladder, workbench, crate, both fixtures and both bulbs (in a
-dressed look, with the nominal colours), and the policy's first image of three subtasks."""
+dressed look, with the nominal colours), and the policy's first image of four subtasks."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ..base import Gallery, Subject
 from . import dressing, props
 from .subtasks import BY_KEY
 
-EPISODES = (("S03", 0), ("S07", 0), ("S12", 0))
+EPISODES = (("S02", 1), ("S03", 0), ("S06", 0), ("S07", 0))  # the ladder, the fixture, the crate, the bench
 FIXTURE_HEIGHT = 2.2  # m, as the layouts hang it
 CEILING = 3.0  # m, the gallery room's
 
