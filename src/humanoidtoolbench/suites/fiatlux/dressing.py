@@ -35,6 +35,7 @@ BULBS = ("old_bulb", "fresh_bulb")
 GLASS_RGBA = {"old_bulb": (0.40, 0.38, 0.35, 0.62), "fresh_bulb": (0.95, 0.96, 0.94, 0.30)}
 BRASS = (0.80, 0.66, 0.38, 1.0)
 TUNGSTEN = (0.20, 0.18, 0.16, 1.0)
+STEM = (0.88, 0.89, 0.88, 1.0)
 INSULATOR = (0.06, 0.06, 0.07, 1.0)
 GLASS_START = 0.060  # m along the bulb's axis: where the cap ends and the envelope begins
 REVOLVE_SECTIONS = 24
@@ -162,10 +163,11 @@ def dress_bulb(spec: mujoco.MjSpec, name: str, wardrobe: Wardrobe, scale: float 
                     material=wardrobe.material("enamel", INSULATOR))
     visual.add_geom(body, "cylinder", (0.0035 * s, 0.0008 * s), pos=(0.0, 0.0, 0.0368 * s),
                     material=wardrobe.material("aluminium", BRASS))
-    # Inside the glass: the stem and a filament across its top.
-    visual.add_geom(body, "cylinder", (0.0025 * s, 0.028 * s), pos=(0.0, 0.0, 0.089 * s),
-                    material=wardrobe.material("glass", (0.92, 0.93, 0.92, 0.7)))
-    visual.add_geom(body, "capsule", (0.0008 * s,), fromto=[-0.008 * s, 0.0, 0.122 * s, 0.008 * s, 0.0, 0.122 * s],
+    # Inside the glass: the stem and a filament across its top, opaque boxes (a translucent or round
+    # part seen through the glass cost the head camera 9 % more time in a close-up).
+    visual.add_geom(body, "box", (0.002 * s, 0.002 * s, 0.028 * s), pos=(0.0, 0.0, 0.089 * s),
+                    material=wardrobe.material("enamel", STEM))
+    visual.add_geom(body, "box", (0.008 * s, 0.0008 * s, 0.0008 * s), pos=(0.0, 0.0, 0.1175 * s),
                     material=wardrobe.material("aluminium", TUNGSTEN))
 
 
