@@ -10,8 +10,8 @@ and the room's concrete floor and painted walls. Colours come from the
 episode's `Appearance` (`randomisation.py`, drawn per reset).
 
 Every added geom is visual (`sim.look.visual`): no contact, no mass, added
-after a body's own geoms. Three collision geoms are hidden (alpha 0) and
-drawn by a visual copy instead: each bulb's convex hull (the envelope is
+after a body's own geoms. Three kinds of collision geom are hidden (alpha
+0) and drawn by a visual copy instead: each bulb's convex hull (the envelope is
 its revolved outline), the socket's square back plate (a disc inside the
 shell) and the ladder's vertical front legs (the slanted stiles stand
 where the steps' ends are; `docs/DEVIATIONS.md`).
@@ -116,17 +116,16 @@ def dress_ladder(spec: mujoco.MjSpec, wardrobe: Wardrobe, appearance: Appearance
         visual.add_geom(body, "box", (half[0] * k[0], half[1] * k[1]), fromto=ends.tolist(), material=material)
 
     (y0, z0), (y1, z1) = STILE
-    front_at = lambda z: y0 + (y1 - y0) * (z - z0) / (z1 - z0)  # noqa: E731
+    spreader_front = y0 + (y1 - y0) * (SPREADER_Z - z0) / (z1 - z0)  # where the spreader meets the stile
+    spreader_back = props.LADDER_SIZE[1] / 2 - 0.04  # the back leg's front face
+    front, back, half_h = CHANNEL
     for side in (-1, 1):
         x = side * RAIL_X
         bar(rails, RAIL_HALF, (x, y0, z0), (x, y1, z1))
-        visual.add_geom(body, "box", (0.016 * k[0], 0.04 * k[1], 0.012 * k[2]), pos=tuple(np.array([x, y0 + 0.012, 0.012]) * k),
-                        material=feet)
-        front, back, half_h = CHANNEL
+        box(feet, (0.016, 0.04, 0.012), (x, y0 + 0.012, 0.012))  # the stile's rubber shoe
         box(rails, (RAIL_HALF[0], (back - front) / 2, half_h), (x, (front + back) / 2, props.TREAD_TOP - half_h))
-        y_front = front_at(SPREADER_Z)
-        box(caps, (0.004, (props.LADDER_SIZE[1] / 2 - 0.04 - y_front) / 2, 0.012),
-            (side * (RAIL_X + 0.0165), (y_front + props.LADDER_SIZE[1] / 2 - 0.04) / 2, SPREADER_Z))
+        box(caps, (0.004, (spreader_back - spreader_front) / 2, 0.012),
+            (side * (RAIL_X + 0.0165), (spreader_front + spreader_back) / 2, SPREADER_Z))
     back_y, inner = props.LADDER_SIZE[1] / 2 - 0.02, props.LADDER_SIZE[0] / 2 - 0.05
     for z in BRACE_Z:
         box(rails, (inner, 0.008, 0.015), (0.0, back_y, z))
