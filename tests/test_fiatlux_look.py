@@ -115,3 +115,30 @@ def test_every_gallery_subject_is_dressed_only_in_a_dressed_look(subject):
         model = spec.compile()
         counts[look.name] = sum(visual.is_visual(model, g) for g in range(model.ngeom))
     assert counts["fast"] == 0 and counts["standard"] >= 5
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_scaled_props_are_dressed_to_their_scale(seed):
+    """With prop scale, every part drawn on the ladder sits where the nominal ladder's does, scaled
+    along width, depth and height, and the socket's and fresh bulb's dressing scale with them."""
+
+    def ladder_parts(ep):
+        m, d = ep.model, ep.data
+        mujoco.mj_forward(m, d)
+        body = m.body("ladder").id
+        return (d.geom_xpos[visual_geoms(m, "ladder")] - d.xpos[body]) @ d.xmat[body].reshape(3, 3)
+
+    ep = FiatluxEpisode(BY_KEY["S04"], seed, look="standard", prop_scale=True)
+    nominal = FiatluxEpisode(BY_KEY["S04"], seed, look="standard")
+    assert ep.scale.ladder != (1.0, 1.0, 1.0)
+    assert np.allclose(ladder_parts(ep), ladder_parts(nominal) * np.array(ep.scale.ladder), atol=1e-9)
+    m, d = ep.model, ep.data
+    fixture = m.body("fixture").id
+    shell = (d.geom_xpos[m.geom("look/fixture/shell").id] - d.xpos[fixture]) @ d.xmat[fixture].reshape(3, 3)
+    assert shell[2] == pytest.approx(sum(dressing.SHELL_SPAN) / 2 * ep.scale.socket)
+    glass, mesh, bulb = m.geom("look/fresh_bulb/envelope").id, m.mesh("look/fresh_bulb/envelope").id, m.body("fresh_bulb").id
+    verts = m.mesh_vert[m.mesh_vertadr[mesh]: m.mesh_vertadr[mesh] + m.mesh_vertnum[mesh]]
+    world = d.geom_xpos[glass] + verts @ d.geom_xmat[glass].reshape(3, 3).T
+    in_bulb = (world - d.xpos[bulb]) @ d.xmat[bulb].reshape(3, 3)
+    widest = max(r for _, r in props.BULB_MERIDIAN) * ep.scale.fresh_bulb
+    assert ep.scale.fresh_bulb != 1.0 and np.linalg.norm(in_bulb[:, :2], axis=1).max() == pytest.approx(widest, rel=1e-4)
