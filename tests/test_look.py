@@ -113,7 +113,7 @@ GEOM_FIELDS = ("geom_type", "geom_contype", "geom_conaffinity", "geom_condim", "
 MODEL_FIELDS = ("body_mass", "body_inertia", "body_ipos", "body_iquat", "body_pos", "body_quat", "body_parentid",
                 "body_contype", "body_conaffinity", "body_gravcomp", "jnt_type", "jnt_range", "jnt_stiffness", "dof_armature",
                 "dof_damping", "dof_frictionloss", "actuator_gainprm", "actuator_biasprm", "actuator_ctrlrange",
-                "pair_geom1", "pair_geom2", "eq_data", "qpos0")
+                "eq_data", "qpos0")
 
 
 def solid_geoms(model: mujoco.MjModel) -> np.ndarray:
@@ -137,6 +137,9 @@ def test_a_dressed_look_adds_only_visual_geometry_and_changes_no_physics(suite_n
             assert np.array_equal(va, vb)
     for field in MODEL_FIELDS:
         assert np.array_equal(getattr(fast, field), getattr(dressed, field)), field
+    for field in ("pair_geom1", "pair_geom2"):  # the same solid geoms (visual ones before them shift their ids)
+        assert np.array_equal(np.searchsorted(a, getattr(fast, field)), np.searchsorted(b, getattr(dressed, field))), field
+        assert np.isin(getattr(dressed, field), b).all(), field
     assert fast.stat.meaninertia == dressed.stat.meaninertia
     added = [g for g in range(dressed.ngeom) if visual.is_visual(dressed, g)]
     assert all(dressed.geom_contype[g] == 0 and dressed.geom_conaffinity[g] == 0 for g in added)

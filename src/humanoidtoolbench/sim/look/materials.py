@@ -56,6 +56,12 @@ SURFACES: dict[str, Surface] = {
     "peel": Surface("peel", (0.80, 0.12, 0.10, 1.0), specular=0.4, shininess=0.55, repeat=20.0),
     "cardboard": Surface("cardboard", (0.80, 0.30, 0.15, 1.0), specular=0.1, shininess=0.2, repeat=6.0),
     "ice": Surface("ice", (0.78, 0.90, 1.0, 0.55), specular=0.9, shininess=0.95, repeat=5.0),
+    # A sealed concrete floor: plaster's mottle, large and grey.
+    "concrete": Surface("plaster", (0.58, 0.57, 0.55, 1.0), specular=0.12, shininess=0.2, repeat=0.4),
+    # Untextured metal and glossy paint, for parts whose grain would not show at a policy camera's
+    # range but whose texture would cost its pixels: a ladder's rails, a lamp's enamel shade.
+    "aluminium": Surface(None, (0.80, 0.82, 0.85, 1.0), specular=0.8, shininess=0.7),
+    "enamel": Surface(None, (0.94, 0.93, 0.90, 1.0), specular=0.5, shininess=0.6),
 }
 
 

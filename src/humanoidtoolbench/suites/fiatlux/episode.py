@@ -28,12 +28,12 @@ from ...sim import look as looks
 from ...sim import scene
 from ...sim.simulation import Simulation
 from ..base import FELL, SUCCESS, Episode, HoldCounter, StepResult
-from . import gates, props
+from . import dressing, gates, props
 from .contract import JOINT_POSITION_V1, Q0_VECTOR, SCALE
 from .gates import BulbState, Snapshot
 from .layout import ROOM_CENTRE, ROOM_SIZE, Layout, generator, sample_layout
 from .observation import HAND_BODIES, HAND_LINKS, POSED, Observer, add_sensors
-from .randomisation import HAND_FRICTION, Lighting, PropScale, draw_lighting, draw_prop_scale
+from .randomisation import HAND_FRICTION, Appearance, Lighting, PropScale, draw_appearance, draw_lighting, draw_prop_scale
 from .rewards import REWARDS, MotionReader, distances
 from .robot import apply_servos
 from .rungs import RungSensor
@@ -132,6 +132,9 @@ class FiatluxEpisode(Episode):
         self.contract = get_contract(SUITE.contract_for(self.controller.name))
         self._place_props()
         self.look = looks.get(look or SUITE.protocol.look)
+        # Colours of a dressed look, from their own generator: no other draw moves with them.
+        drawn = randomize and self.look.dressed
+        self.appearance = draw_appearance(generator(f"{task.key}/appearance", self.seed)) if drawn else Appearance()
         spec = self._build(detail)
         self.sim = Simulation(spec, self.controller)
         m = self.sim.model
@@ -186,6 +189,8 @@ class FiatluxEpisode(Episode):
 
     def _build(self, detail: str) -> mujoco.MjSpec:
         style = self.lighting.style(tuple(self._tint())) if self.randomize else scene.RoomStyle()
+        if self.look.dressed:
+            style = dressing.room_style(style, self.appearance)
         spec = scene.new_spec(style, scene.Room(ROOM_SIZE, ROOM_CENTRE, ceiling=True), self.look)
         props.add_workbench(spec, [*self.bench_pos, 0.0], self.bench_yaw)
         props.add_crate(spec, [*self.crate_pos, 0.0], self.crate_yaw)
@@ -195,6 +200,8 @@ class FiatluxEpisode(Episode):
         for bulb in BULBS:
             props.add_bulb(spec, bulb, [0.0, 0.0, 3.0 + BULBS.index(bulb)], [1, 0, 0, 0], self.scale.bulb(bulb))
         props.add_seat_contacts(spec, BULBS)
+        if self.look.dressed:
+            dressing.dress(spec, self.look, self.appearance, self.scale)
         scene.add_robot(spec, self.controller, detail)
         add_sensors(spec.body("torso_link"))
         if self.randomize:  # hand friction, per layout

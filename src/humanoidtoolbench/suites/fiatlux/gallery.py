@@ -1,5 +1,5 @@
-"""What `htb-gallery fiatlux` shoots: the ladder, workbench, crate, both fixtures and both bulbs, and the
-policy's first image of three subtasks."""
+"""What `htb-gallery fiatlux` shoots: the ladder, workbench, crate, both fixtures and both bulbs (in a
+dressed look, with the nominal colours), and the policy's first image of four subtasks."""
 
 from __future__ import annotations
 
@@ -9,26 +9,34 @@ import mujoco
 import numpy as np
 
 from ..base import Gallery, Subject
-from . import props
+from . import dressing, props
 from .subtasks import BY_KEY
 
-EPISODES = (("S03", 0), ("S07", 0), ("S12", 0))
+EPISODES = (("S02", 1), ("S03", 0), ("S06", 0), ("S07", 0))  # the ladder, the fixture, the crate, the bench
 FIXTURE_HEIGHT = 2.2  # m, as the layouts hang it
 CEILING = 3.0  # m, the gallery room's
 
 
+def _dressed(spec, look) -> None:
+    if look.dressed:
+        dressing.dress(spec, look)
+
+
 def _ladder(spec, look):
     props.add_ladder(spec, "ladder", [0.0, 0.0, 0.0], 0.0)
+    _dressed(spec, look)
     return (0.0, 0.0, 0.9)
 
 
 def _workbench(spec, look):
     props.add_workbench(spec, [0.0, 0.0, 0.0], 0.0)
+    _dressed(spec, look)
     return (0.0, 0.0, 0.6)
 
 
 def _crate(spec, look):
     props.add_crate(spec, [0.0, 0.0, 0.0], 0.0)
+    _dressed(spec, look)
     return (0.0, 0.0, 0.1)
 
 
@@ -38,6 +46,7 @@ def _fixture(mount: str):
         euler = [0.0, math.pi, 0.0] if mount == "ceiling" else [0.0, math.pi / 2, 0.0]
         mujoco.mju_euler2Quat(quat, euler, "XYZ")
         props.add_fixture(spec, [0.0, 0.0, FIXTURE_HEIGHT], quat.tolist(), mount, CEILING)
+        _dressed(spec, look)
         return (0.0, 0.0, FIXTURE_HEIGHT)
 
     return build
@@ -46,6 +55,7 @@ def _fixture(mount: str):
 def _bulb(name: str):
     def build(spec, look):
         props.add_bulb(spec, name, [0.0, 0.0, 0.3], [1.0, 0.0, 0.0, 0.0])
+        _dressed(spec, look)
         return (0.0, 0.0, 0.3 + props.BULB_CENTRE)
 
     return build

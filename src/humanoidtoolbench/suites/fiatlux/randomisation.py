@@ -1,8 +1,9 @@
 """What a Fiatlux episode randomises, with the original's ranges, and the draws themselves.
 
-Per episode (each reset builds a fresh episode): the lights, the room tint and
-the start jitter. Per layout seed: the hand friction and, only when asked for,
-the prop scale. One switch (`randomize=False`) turns every one of them off and
+Per episode (each reset builds a fresh episode): the lights, the room tint,
+the start jitter and, in a dressed look, the colours of the props and
+finishes. Per layout seed: the hand friction and, only when asked for, the
+prop scale. One switch (`randomize=False`) turns every one of them off and
 leaves the nominal scene; the layout itself is what a seed means and always
 follows it.
 
@@ -13,6 +14,7 @@ relative to the middle of its range and multiplies the room's nominal light
 
 from __future__ import annotations
 
+import colorsys
 import math
 from dataclasses import dataclass
 
@@ -71,3 +73,49 @@ class PropScale:
 def draw_prop_scale(rng: np.random.Generator) -> PropScale:
     xy = float(rng.uniform(*LADDER_XY))
     return PropScale((xy, xy, float(rng.uniform(*LADDER_Z))), float(rng.uniform(*SOCKET)), float(rng.uniform(*FRESH_BULB)))
+
+
+# -- appearance (per reset; drawn only in a dressed look) ---------------------------------------------
+# The original tints the room's materials with one HSV draw per reset (here that tint colours the
+# lights, in every look: `Lighting.style`). A dressed look also draws the base colour of every
+# finish, prop part and fixture per reset: one entry of the part's palette, then a small HSV jitter
+# around it. These draws come from their own generator, so layouts, starts and trajectories are the
+# same in every look and with or without them.
+RGB = tuple[float, float, float]
+PALETTES: dict[str, tuple[RGB, ...]] = {
+    # aluminium, then yellow, orange and blue fibreglass stiles
+    "ladder_rails": ((0.80, 0.82, 0.85), (0.93, 0.72, 0.12), (0.90, 0.42, 0.12), (0.18, 0.36, 0.70)),
+    "ladder_treads": ((0.76, 0.78, 0.80), (0.62, 0.64, 0.66)),
+    "ladder_caps": ((0.12, 0.12, 0.13), (0.70, 0.12, 0.10), (0.15, 0.30, 0.60)),  # feet, guard rail and spreaders
+    "bench_top": ((0.70, 0.52, 0.32), (0.80, 0.64, 0.44), (0.45, 0.30, 0.18)),  # oak, beech, walnut
+    "bench_frame": ((0.30, 0.31, 0.33), (0.20, 0.32, 0.52), (0.22, 0.40, 0.28), (0.62, 0.18, 0.14)),  # painted steel
+    "crate": ((0.80, 0.66, 0.45), (0.66, 0.58, 0.48), (0.58, 0.40, 0.24)),  # pine, weathered, stained
+    "socket": ((0.93, 0.92, 0.88), (0.12, 0.11, 0.10), (0.72, 0.56, 0.30)),  # porcelain, bakelite, brass
+    "shade": ((0.94, 0.93, 0.90), (0.14, 0.15, 0.16), (0.20, 0.38, 0.30), (0.90, 0.84, 0.70)),  # enamel
+    "cord": ((0.10, 0.10, 0.10), (0.92, 0.92, 0.90)),
+    "floor": ((0.58, 0.57, 0.55), (0.50, 0.49, 0.47), (0.64, 0.60, 0.54)),  # concrete
+    "walls": ((0.86, 0.85, 0.81), (0.78, 0.80, 0.80), (0.76, 0.82, 0.86), (0.80, 0.85, 0.76), (0.88, 0.82, 0.70)),
+    "ceiling": ((0.93, 0.92, 0.90),),
+}
+HSV_JITTER = (0.02, 0.08, 0.08)  # +- hue (turns), saturation and value around the palette entry
+
+
+@dataclass(frozen=True)
+class Appearance:
+    """Base colours of a dressed scene's parts (the nominal scene: each palette's first entry)."""
+
+    colours: tuple[tuple[str, RGB], ...] = tuple((part, palette[0]) for part, palette in PALETTES.items())
+
+    def __getitem__(self, part: str) -> tuple[float, float, float, float]:
+        return (*dict(self.colours)[part], 1.0)
+
+
+def draw_appearance(rng: np.random.Generator) -> Appearance:
+    """Per part, in `PALETTES` order: an entry, then a hue, saturation and value jitter."""
+    colours = []
+    for part, palette in PALETTES.items():
+        h, s, v = colorsys.rgb_to_hsv(*palette[int(rng.integers(len(palette)))])
+        dh, ds, dv = (rng.uniform(-j, j) for j in HSV_JITTER)
+        rgb = colorsys.hsv_to_rgb((h + dh) % 1.0, min(max(s + ds, 0.0), 1.0), min(max(v + dv, 0.0), 1.0))
+        colours.append((part, tuple(round(float(c), 4) for c in rgb)))
+    return Appearance(tuple(colours))
