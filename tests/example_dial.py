@@ -143,7 +143,7 @@ class DialSuite(Suite):
     def conditions(self):
         return (DialCondition(),)
 
-    def make_episode(self, condition, seed, controller, detail):
+    def make_episode(self, condition, seed, controller, detail, look=None):
         return DialEpisode(condition, seed)
 
     def build_request(self, episode, image, reset):
