@@ -86,6 +86,7 @@ class Schedule:
     to_stand: bool = False  # this double support ends standing
     goal: np.ndarray | None = None  # swing foot landing pose
     _landing_offset: np.ndarray = field(default_factory=lambda: np.zeros(2))
+    _ahead: tuple | None = field(default=None, repr=False, compare=False)  # the last preview, for the next (`preview`)
 
     @classmethod
     def standing(cls, timing: Timing, body: np.ndarray) -> "Schedule":
@@ -194,16 +195,84 @@ class Schedule:
 
     def preview(self, dt: float, steps: int, velocity, walking: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Under a held command, now and `steps` periods ahead: the ZMP reference (steps + 1, 2),
-        the centre between the feet (steps + 1, 2) and both feet's positions (steps + 1, 2, 3)."""
-        ghost = copy.deepcopy(self)
-        zmp = np.empty((steps + 1, 2))
-        centre = np.empty((steps + 1, 2))
-        foot = np.empty((steps + 1, 2, 3))
-        for i in range(steps + 1):
-            if i:
+        the centre between the feet (steps + 1, 2) and both feet's positions (steps + 1, 2, 3).
+
+        The numbers `zmp`, `centre` and `feet_positions` give on a copy advanced period by period,
+        with the same floating-point operations: between the copy's phase changes only its clock
+        moves, so each phase's samples are computed at once from its clock readings. When this
+        schedule is where the last preview's copy was one period in, under the same command, that
+        preview is shifted by a period and one sample added."""
+        args = (dt, steps, np.asarray(velocity, float).tobytes(), walking)
+        memo = self._ahead
+        if memo is not None and memo[0] == args and memo[1] == self._state():
+            _, _, ghost, arrays = memo
+            ghost.advance(dt, velocity, walking)
+            arrays = tuple(np.concatenate([a[1:], a[-1:]]) for a in arrays)
+            ghost._fill(steps, np.array([ghost.t]), *arrays)
+        else:
+            ghost, arrays = self._preview(dt, steps, velocity, walking)
+        nxt = self._copy()
+        nxt.advance(dt, velocity, walking)
+        self._ahead = (args, nxt._state(), ghost, arrays)
+        return tuple(a.copy() for a in arrays)
+
+    def _copy(self) -> "Schedule":
+        """A copy to advance: `advance` replaces the arrays it changes, and the body is edited in place
+        (`adjust_landing`), so only that is copied."""
+        ghost = copy.copy(self)
+        ghost.body, ghost.feet, ghost._ahead = self.body.copy(), dict(self.feet), None
+        return ghost
+
+    def _state(self) -> tuple:
+        """Everything `advance` and the references read, exactly."""
+        arrays = (self.body, self.feet["left"], self.feet["right"], self._landing_offset, self.goal)
+        return (id(self.timing), self.phase, self.t, self.duration, self.swing, self.from_stand, self.to_stand,
+                *(None if a is None else a.tobytes() for a in arrays))
+
+    def _preview(self, dt: float, steps: int, velocity, walking: bool) -> tuple["Schedule", tuple]:
+        """`preview` from scratch: the copy at the last sample, and the three arrays."""
+        zmp, centre, foot = np.empty((steps + 1, 2)), np.empty((steps + 1, 2)), np.empty((steps + 1, 2, 3))
+        ghost = self._copy()
+        i = 0
+        while i <= steps:  # one phase of the copy a pass
+            clock, t, duration = [], ghost.t, ghost.duration
+            if ghost.phase == "stand":  # it stays standing, or starts stepping at the next period
+                clock = [t] * (steps + 1 - i if not walking else 1)
+            else:
+                while True:  # `advance` within the phase
+                    clock.append(t)
+                    if i + len(clock) > steps or not t + dt < duration - 1e-9:
+                        break
+                    t += dt
+            ghost._fill(i, np.array(clock), zmp, centre, foot)
+            i += len(clock)
+            ghost.t = t
+            if i <= steps:
                 ghost.advance(dt, velocity, walking)
-            zmp[i], centre[i], foot[i] = ghost.zmp(), ghost.centre(), ghost.feet_positions()
-        return zmp, centre, foot
+        return ghost, (zmp, centre, foot)
+
+    def _fill(self, i: int, clock: np.ndarray, zmp: np.ndarray, centre: np.ndarray, foot: np.ndarray) -> None:
+        """Rows i, i + 1, ... of `preview`'s arrays for this phase at the clock readings `clock`."""
+        rows = slice(i, i + len(clock))
+        pts = {s: support_point(self.feet[s]) for s in SIDES}
+        mid = (pts["left"] + pts["right"]) / 2
+        centre[rows] = mid
+        foot[rows, 0, :2], foot[rows, 1, :2], foot[rows, :, 2] = self.feet["left"][:2], self.feet["right"][:2], 0.0
+        if self.phase == "stand":
+            zmp[rows] = mid
+        elif self.phase == "single":  # `foot` and `_smooth`, elementwise
+            zmp[rows] = pts[other(self.swing)]
+            s = np.clip(clock / self.duration, 0.0, 1.0)
+            blend = s * s * s * (10 - 15 * s + 6 * s * s)
+            start, k = self.feet[self.swing], SIDES.index(self.swing)
+            foot[rows, k, :2] = start[:2] + (self.goal[:2] - start[:2]) * blend[:, None]
+            cos = np.array([math.cos(2 * math.pi * v) for v in s.tolist()])
+            foot[rows, k, 2] = self.timing.swing_height * 0.5 * (1 - cos)
+        else:  # `zmp` in double support, elementwise
+            start = mid if self.from_stand else pts[self.swing]
+            end = mid if self.to_stand else pts[other(self.swing)]
+            s = np.clip(clock / self.duration, 0.0, 1.0)
+            zmp[rows] = start + (end - start) * s[:, None]
 
 
 def swing_zmp_shift(zmp: np.ndarray, centre: np.ndarray, feet: np.ndarray, dt: float, mass_ratio: float, com_height: float) -> np.ndarray:
