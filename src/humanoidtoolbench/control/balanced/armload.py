@@ -90,7 +90,7 @@ class ArmLoads:
     def update(self, data: mujoco.MjData, dt: float) -> None:
         """Read the last physics step's external forces on the arms and low-pass them."""
         now = {side: np.zeros(6) for side in SIDES}
-        for side, bodies in self.bodies.items():  # applied forces act at each body's CoM
+        for side, bodies in self.bodies.items() if data.xfrc_applied.any() else ():  # applied forces act at each body's CoM
             applied = data.xfrc_applied[bodies]
             if applied.any():
                 torque = applied[:, 3:] + np.cross(data.xipos[bodies] - data.xpos[self.wrist[side]], applied[:, :3])
@@ -106,7 +106,7 @@ class ArmLoads:
         m, con = self.model, data.contact
         if not data.ncon:
             return
-        bodies = m.geom_bodyid[np.stack([con.geom1, con.geom2], axis=1)]
+        bodies = m.geom_bodyid[con.geom]
         arm = self.side_of[bodies]
         loaded = (arm >= 0) & self.movable[bodies[:, ::-1]]  # an arm, and across from it something movable
         if not loaded.any():
