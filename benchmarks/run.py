@@ -1,6 +1,7 @@
 """How fast an evaluation runs on this machine, measured.
 
     python benchmarks/run.py [--quick] [--controller NAME]
+    python benchmarks/run.py --against OTHER/src [--rounds 3] [--quick]
 
 1. Control steps/s of a task scene without rendering, and the ratio of an
    env step to the raw `mj_step` calls of the same steps (replayed from the
@@ -20,6 +21,10 @@ home pose) and a find-navigate-sit episode (FINDSIT-val100, six skills).
 The last human-readable line sums up the four figures with the machine's
 load average at the start and the end.
 
+`--against` measures only 1, for this checkout and another one's `src`
+in turns (fresh processes, `--rounds` each), and prints the medians side
+by side: a before/after under the same load.
+
 `--quick` finishes in under a minute (short pose-hold episodes; the expert's
 episode length from one unrecorded episode); the full mode records expert
 episodes with 1 and 2 workers and feeds docs/PERFORMANCE.md. Human-readable
@@ -38,6 +43,7 @@ import multiprocessing
 import os
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -254,33 +260,77 @@ def projection(recorded: dict, expert: dict | None, speedup: float) -> dict:
             "workers_1_min": round(EPISODES * episode / 60, 1), "workers_2_min": round(EPISODES * episode / speedup / 60, 1)}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="under a minute: short episodes, projected expert costs")
-    parser.add_argument("--controller", choices=SUITE.controllers, default=SUITE.protocol.controller,
-                        help="what executes the commands (default: the protocol's, %(default)s)")
-    args = parser.parse_args()
-    quick, controller = args.quick, args.controller
-    expert = "expert" in SUITE.builtin_policies_for(controller)
-    load = os.getloadavg()[0]
-    print(f"machine: {os.cpu_count()} cores, load average {load:.2f}" + (" (busy: figures may be low)" if load > 0.5 else ""))
+def step_figures(quick: bool, controller: str) -> dict:
+    """Step overhead and controller time on the tool-use condition, then on the other suites that run `controller`."""
+    figures = step_overhead(3.0 if quick else 20.0, controller)
+    figures["suites"] = {}
+    for name, (env, cycle) in SUITE_CASES.items():
+        suite = suites.suite_of(suites.parse(env))
+        if name != "toolbench" and controller in suite.controllers:
+            figures["suites"][name] = step_overhead(2.0 if quick else 10.0, controller, env, cycle)
+    return figures
 
-    figures: dict = {"quick": quick, "controller": controller, "cores": os.cpu_count(), "load_average": round(load, 2)}
-    figures.update(step_overhead(3.0 if quick else 20.0, controller))
+
+def print_steps(figures: dict, controller: str) -> None:
     print(f"control steps/s without rendering ({CONDITION.name}, {controller}): {figures['control_steps_per_s']:.0f} "
           f"({figures['env_step_us']:.0f} us/step; raw physics {figures['raw_physics_us']:.0f} us = "
           f"{figures['raw_mj_step_per_s']:.0f} mj_step/s); ratio {figures['step_overhead_ratio']:.3f} (target <= 1.5); "
           f"controller median {figures['controller_median_us']:.0f} us per control step (90th percentile "
           f"{figures['controller_p90_us']:.0f}; target <= 500)")
-    figures["suites"] = {}
-    for name, (env, cycle) in SUITE_CASES.items():
-        suite = suites.suite_of(suites.parse(env))
-        if name == "toolbench" or controller not in suite.controllers:
-            continue
-        other = figures["suites"][name] = step_overhead(2.0 if quick else 10.0, controller, env, cycle)
-        print(f"  {name} ({env}, {controller}): env step {other['env_step_us']:.0f} us, raw physics "
+    for name, other in figures["suites"].items():
+        print(f"  {name} ({other['condition']}, {controller}): env step {other['env_step_us']:.0f} us, raw physics "
               f"{other['raw_physics_us']:.0f} us, ratio {other['step_overhead_ratio']:.3f}; controller median "
               f"{other['controller_median_us']:.0f} us (90th percentile {other['controller_p90_us']:.0f})")
+
+
+def against(other_src: str, rounds: int, quick: bool, controller: str) -> None:
+    """The step figures of this checkout and of another one's `src`, measured in turns (each in a fresh
+    process, `rounds` times), so both see the same load; the median of the rounds side by side."""
+    here = str(Path(humanoidtoolbench.__file__).resolve().parents[1])
+    runs: dict[str, list[dict]] = {"other": [], "this": []}
+    for _ in range(rounds):
+        for key, src in (("other", other_src), ("this", here)):
+            cmd = [sys.executable, __file__, "--steps-only", "--controller", controller] + (["--quick"] if quick else [])
+            out = subprocess.run(cmd, env={**os.environ, "PYTHONPATH": src}, capture_output=True, text=True, check=True)
+            runs[key].append(json.loads(out.stdout.splitlines()[-1]))
+    print(f"{rounds} rounds in turns, medians; other = {other_src}, this = {here}")
+    cases = [("toolbench", lambda f: f)] + [(n, lambda f, n=n: f["suites"][n]) for n in runs["this"][0]["suites"]]
+    summary = {}
+    for name, pick in cases:
+        row = {key: {k: statistics.median(pick(f)[k] for f in runs[key]) for k in ("controller_median_us", "step_overhead_ratio", "env_step_us", "raw_physics_us")}
+               for key in runs}
+        summary[name] = row
+        o, t = row["other"], row["this"]
+        print(f"  {name}: controller median {o['controller_median_us']:.0f} -> {t['controller_median_us']:.0f} us "
+              f"({o['controller_median_us'] / t['controller_median_us']:.2f} x); env step / raw physics "
+              f"{o['step_overhead_ratio']:.2f} -> {t['step_overhead_ratio']:.2f} (env step {o['env_step_us']:.0f} -> "
+              f"{t['env_step_us']:.0f} us, raw physics {o['raw_physics_us']:.0f} / {t['raw_physics_us']:.0f} us)")
+    print(json.dumps({"rounds": rounds, "controller": controller, "load_average_end": round(os.getloadavg()[0], 2), "cases": summary}))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="under a minute: short episodes, projected expert costs")
+    parser.add_argument("--controller", choices=SUITE.controllers, default=SUITE.protocol.controller,
+                        help="what executes the commands (default: the protocol's, %(default)s)")
+    parser.add_argument("--steps-only", action="store_true", help="only the step overhead and controller figures (one JSON line)")
+    parser.add_argument("--against", metavar="SRC", help="only the step figures, of this checkout and of another checkout's src directory, in turns")
+    parser.add_argument("--rounds", type=int, default=3, help="turns of --against (default 3)")
+    args = parser.parse_args()
+    quick, controller = args.quick, args.controller
+    load = os.getloadavg()[0]
+    if args.steps_only:
+        print(json.dumps({"load_average": round(load, 2), **step_figures(quick, controller)}))
+        return
+    print(f"machine: {os.cpu_count()} cores, load average {load:.2f}" + (" (busy: figures may be low)" if load > 0.5 else ""))
+    if args.against:
+        against(args.against, args.rounds, quick, controller)
+        return
+    expert = "expert" in SUITE.builtin_policies_for(controller)
+
+    figures: dict = {"quick": quick, "controller": controller, "cores": os.cpu_count(), "load_average": round(load, 2)}
+    figures.update(step_figures(quick, controller))
+    print_steps(figures, controller)
 
     cam = in_child(cameras, 2.0 if quick else 10.0, controller, env={"LP_NUM_THREADS": "1"}, cpus={0})
     figures.update(cam)
