@@ -212,8 +212,8 @@ class Schedule:
         if memo is not None and memo[0] == args and memo[1] == self._state():
             _, _, ghost, arrays = memo
             ghost.advance(dt, velocity, walking)
-            arrays = tuple(np.concatenate([a[1:], a[-1:]]) for a in arrays)
-            ghost._fill(steps, np.array([ghost.t]), *arrays)
+            last = _samples([ghost._phase([ghost.t], {})], self.timing.swing_height)
+            arrays = tuple(np.concatenate([a[1:], b]) for a, b in zip(arrays, last))
         else:
             ghost, arrays = self._preview(dt, steps, velocity, walking)
         nxt = self._copy()
@@ -236,8 +236,7 @@ class Schedule:
 
     def _preview(self, dt: float, steps: int, velocity, walking: bool) -> tuple["Schedule", tuple]:
         """`preview` from scratch: the copy at the last sample, and the three arrays."""
-        zmp, centre, foot = np.empty((steps + 1, 2)), np.empty((steps + 1, 2)), np.empty((steps + 1, 2, 3))
-        ghost = self._copy()
+        ghost, phases, supports = self._copy(), [], {}
         i = 0
         while i <= steps:  # one phase of the copy a pass
             clock, t, duration = [], ghost.t, ghost.duration
@@ -249,35 +248,67 @@ class Schedule:
                     if i + len(clock) > steps or not t + dt < duration - 1e-9:
                         break
                     t += dt
-            ghost._fill(i, np.array(clock), zmp, centre, foot)
+            phases.append(ghost._phase(clock, supports))
             i += len(clock)
             ghost.t = t
             if i <= steps:
                 ghost.advance(dt, velocity, walking)
-        return ghost, (zmp, centre, foot)
+        return ghost, _samples(phases, self.timing.swing_height)
 
-    def _fill(self, i: int, clock: np.ndarray, zmp: np.ndarray, centre: np.ndarray, foot: np.ndarray) -> None:
-        """Rows i, i + 1, ... of `preview`'s arrays for this phase at the clock readings `clock`."""
-        rows = slice(i, i + len(clock))
-        pts = {s: support_point(self.feet[s]) for s in SIDES}
-        mid = (pts["left"] + pts["right"]) / 2
-        centre[rows] = mid
-        foot[rows, 0, :2], foot[rows, 1, :2], foot[rows, :, 2] = self.feet["left"][:2], self.feet["right"][:2], 0.0
+    def _phase(self, clock: list, supports: dict) -> tuple:
+        """This phase's constants for `_samples` (as `zmp`, `centre` and `foot` compute them, in
+        scalars) and its clock readings. `supports` keeps each foot array's support point."""
+        pts = {}
+        for side in SIDES:
+            f = self.feet[side]
+            if id(f) not in supports:  # the array is kept with it, so its id is not reused
+                c, s = math.cos(f[2]), math.sin(f[2])
+                supports[id(f)] = (f, (float(f[0] + (c * SUPPORT_X - s * 0.0)), float(f[1] + (s * SUPPORT_X + c * 0.0))))
+            pts[side] = supports[id(f)][1]
+        (lx, ly), (rx, ry) = pts["left"], pts["right"]
+        mid = ((lx + rx) / 2, (ly + ry) / 2)
+        planted = tuple((float(self.feet[s][0]), float(self.feet[s][1])) for s in SIDES)
+        swing, duration = None, self.duration
         if self.phase == "stand":
-            zmp[rows] = mid
-        elif self.phase == "single":  # `foot` and `_smooth`, elementwise
-            zmp[rows] = pts[other(self.swing)]
-            s = clip(clock / self.duration, 0.0, 1.0)
-            blend = s * s * s * (10 - 15 * s + 6 * s * s)
-            start, k = self.feet[self.swing], SIDES.index(self.swing)
-            foot[rows, k, :2] = start[:2] + (self.goal[:2] - start[:2]) * blend[:, None]
-            cos = np.array([math.cos(2 * math.pi * v) for v in s.tolist()])
-            foot[rows, k, 2] = self.timing.swing_height * 0.5 * (1 - cos)
-        else:  # `zmp` in double support, elementwise
-            start = mid if self.from_stand else pts[self.swing]
-            end = mid if self.to_stand else pts[other(self.swing)]
-            s = clip(clock / self.duration, 0.0, 1.0)
-            zmp[rows] = start + (end - start) * s[:, None]
+            kind, base, rate, duration = 0, mid, (0.0, 0.0), 1.0
+        elif self.phase == "single":
+            kind, base, rate = 1, pts[other(self.swing)], (0.0, 0.0)
+            start, goal = self.feet[self.swing], self.goal
+            swing = (SIDES.index(self.swing), start[0], start[1], goal[0] - start[0], goal[1] - start[1])
+        else:
+            a = mid if self.from_stand else pts[self.swing]
+            b = mid if self.to_stand else pts[other(self.swing)]
+            kind, base, rate = 2, a, (b[0] - a[0], b[1] - a[1])
+        return kind, duration, clock, mid, planted, base, rate, swing
+
+
+def _samples(phases: list, swing_height: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`preview`'s three arrays from its phases (`Schedule._phase`), elementwise as `zmp`,
+    `centre`, `foot` and `_smooth` compute each sample."""
+    kinds, durations, clocks, mids, planted, bases, rates, swings = zip(*phases)
+    counts = [len(c) for c in clocks]
+    n = sum(counts)
+    kind = np.repeat(kinds, counts)
+    s = clip(np.array([t for c in clocks for t in c]) / np.repeat(durations, counts), 0.0, 1.0)
+    centre = np.repeat(np.array(mids), counts, axis=0)
+    zmp = np.repeat(np.array(bases), counts, axis=0)
+    foot = np.zeros((n, 2, 3))
+    foot[:, :, :2] = np.repeat(np.array(planted), counts, axis=0)
+    double = kind == 2
+    if double.any():  # from the start support to the end one
+        zmp[double] += np.repeat(np.array(rates), counts, axis=0)[double] * s[double, None]
+    single = np.flatnonzero(kind == 1)
+    if len(single):  # the swinging foot's minimum-jerk path and lift
+        table = np.array([w if w is not None else (0, 0.0, 0.0, 0.0, 0.0) for w in swings])
+        k, x0, y0, dx, dy = np.repeat(table, counts, axis=0)[single].T
+        b = s[single]
+        blend = b * b * b * (10 - 15 * b + 6 * b * b)
+        cos = np.array([math.cos(2 * math.pi * v) for v in b.tolist()])
+        side = k.astype(int)
+        foot[single, side, 0] = x0 + dx * blend
+        foot[single, side, 1] = y0 + dy * blend
+        foot[single, side, 2] = swing_height * 0.5 * (1 - cos)
+    return zmp, centre, foot
 
 
 def swing_zmp_shift(zmp: np.ndarray, centre: np.ndarray, feet: np.ndarray, dt: float, mass_ratio: float, com_height: float) -> np.ndarray:
