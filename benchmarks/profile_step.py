@@ -27,12 +27,11 @@ import tempfile
 from pathlib import Path
 
 import humanoidtoolbench  # noqa: F401  (headless GL before MuJoCo loads)
-
 from humanoidtoolbench import suites
 from humanoidtoolbench.cli import eval as eval_cli
 
 sys.path.insert(0, str(Path(__file__).parent))
-from run import DEFAULT_ENV, toolbench_cycle  # noqa: E402
+from run import DEFAULT_ENV, toolbench_cycle
 
 # (label, file suffix, function name): parts by cumulative time; "~" is a built-in.
 CONTROL_PARTS = (

@@ -221,7 +221,7 @@ class Schedule:
         self._ahead = (args, nxt._state(), ghost, arrays)
         return tuple(a.copy() for a in arrays)
 
-    def _copy(self) -> "Schedule":
+    def _copy(self) -> Schedule:
         """A copy to advance: `advance` replaces the arrays it changes, and the body is edited in place
         (`adjust_landing`), so only that is copied."""
         ghost = copy.copy(self)
@@ -234,7 +234,7 @@ class Schedule:
         return (id(self.timing), self.phase, self.t, self.duration, self.swing, self.from_stand, self.to_stand,
                 *(None if a is None else a.tobytes() for a in arrays))
 
-    def _preview(self, dt: float, steps: int, velocity, walking: bool) -> tuple["Schedule", tuple]:
+    def _preview(self, dt: float, steps: int, velocity, walking: bool) -> tuple[Schedule, tuple]:
         """`preview` from scratch: the copy at the last sample, and the three arrays."""
         ghost, phases, supports = self._copy(), [], {}
         i = 0
