@@ -109,7 +109,8 @@ def step_overhead(seconds: float, controller: str, env: str = DEFAULT_ENV, cycle
     rules and metrics), then replayed from the saved state with raw `mj_step` and the inputs
     the episode gave the physics (actuator inputs, and applied forces where a scene hook sets
     them), which reproduces the same trajectory: the benchmark checks it. Inputs set before
-    every physics step are recorded there (a copy, inside the env time)."""
+    every physics step are recorded there (a copy, inside the env time). Each figure also comes
+    as CPU time of this thread (`_cpu`), which other processes on a busy machine barely change."""
     condition = suites.parse(env)
     suite = suites.suite_of(condition)
     ep = suite.make_episode(condition, suite.protocol.seed_start, suite.make_controller(controller), "fast")
@@ -119,44 +120,49 @@ def step_overhead(seconds: float, controller: str, env: str = DEFAULT_ENV, cycle
     per_physics_step = bool(sim.controller.physics_step_hook or sim.physics_step_hooks)
     if per_physics_step:
         sim.physics_step_hooks.append(lambda data: inputs.append((data.ctrl.copy(), data.xfrc_applied.copy())))
-    apply, control = sim.controller.apply, []
+    apply, control, control_cpu = sim.controller.apply, [], []
 
     def timed_apply(data, cmd, dt):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.thread_time()
         apply(data, cmd, dt)
         control.append(time.perf_counter() - t)
+        control_cpu.append(time.thread_time() - c)
 
     sim.controller.apply = timed_apply
 
-    def run_cycle() -> float:
-        env_s = 0.0
+    def run_cycle() -> tuple[float, float]:
+        wall = cpu = 0.0
         for chunk in cycle(ep):
             ep.on_chunk(chunk, {})
             for row in chunk:
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.thread_time()
                 ep.step(row)
-                env_s += time.perf_counter() - t
+                wall += time.perf_counter() - t
+                cpu += time.thread_time() - c
                 if not per_physics_step:
                     inputs.append((d.ctrl.copy(), d.xfrc_applied.copy()))
-        return env_s
+        return wall, cpu
 
     run_cycle()  # warm up
     state = np.empty(mujoco.mj_stateSize(m, STATE))
-    stepped = raw = 0.0
+    stepped = raw = stepped_cpu = raw_cpu = 0.0
     steps, started = 0, time.perf_counter()
     control.clear()
+    control_cpu.clear()
     while time.perf_counter() - started < seconds:
         mujoco.mj_getState(m, d, state, STATE)
         inputs.clear()
-        stepped += run_cycle()
+        wall, cpu = run_cycle()
+        stepped, stepped_cpu = stepped + wall, stepped_cpu + cpu
         n = len(inputs) // (SUBSTEPS if per_physics_step else 1)
         after = d.qpos.copy()
         mujoco.mj_setState(m, d, state, STATE)
         for ctrl, xfrc in inputs:
             d.ctrl[:], d.xfrc_applied[:] = ctrl, xfrc
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.thread_time()
             mujoco.mj_step(m, d, 1 if per_physics_step else SUBSTEPS)
             raw += time.perf_counter() - t
+            raw_cpu += time.thread_time() - c
         assert np.array_equal(d.qpos, after), f"the replay left the episode's trajectory ({env})"
         steps += n
     return {
@@ -168,6 +174,8 @@ def step_overhead(seconds: float, controller: str, env: str = DEFAULT_ENV, cycle
         "step_overhead_ratio": round(stepped / raw, 3),
         "controller_median_us": round(statistics.median(control) * 1e6, 1),
         "controller_p90_us": round(statistics.quantiles(control, n=10)[-1] * 1e6, 1),
+        "step_overhead_ratio_cpu": round(stepped_cpu / raw_cpu, 3),
+        "controller_median_cpu_us": round(statistics.median(control_cpu) * 1e6, 1),
     }
 
 
@@ -276,11 +284,13 @@ def print_steps(figures: dict, controller: str) -> None:
           f"({figures['env_step_us']:.0f} us/step; raw physics {figures['raw_physics_us']:.0f} us = "
           f"{figures['raw_mj_step_per_s']:.0f} mj_step/s); ratio {figures['step_overhead_ratio']:.3f} (target <= 1.5); "
           f"controller median {figures['controller_median_us']:.0f} us per control step (90th percentile "
-          f"{figures['controller_p90_us']:.0f}; target <= 500)")
+          f"{figures['controller_p90_us']:.0f}; target <= 500); in CPU time of the thread: controller median "
+          f"{figures['controller_median_cpu_us']:.0f} us, ratio {figures['step_overhead_ratio_cpu']:.3f}")
     for name, other in figures["suites"].items():
         print(f"  {name} ({other['condition']}, {controller}): env step {other['env_step_us']:.0f} us, raw physics "
               f"{other['raw_physics_us']:.0f} us, ratio {other['step_overhead_ratio']:.3f}; controller median "
-              f"{other['controller_median_us']:.0f} us (90th percentile {other['controller_p90_us']:.0f})")
+              f"{other['controller_median_us']:.0f} us (90th percentile {other['controller_p90_us']:.0f}); CPU time: "
+              f"controller median {other['controller_median_cpu_us']:.0f} us, ratio {other['step_overhead_ratio_cpu']:.3f}")
 
 
 def against(other_src: str, rounds: int, quick: bool, controller: str) -> None:
@@ -297,14 +307,16 @@ def against(other_src: str, rounds: int, quick: bool, controller: str) -> None:
     cases = [("toolbench", lambda f: f)] + [(n, lambda f, n=n: f["suites"][n]) for n in runs["this"][0]["suites"]]
     summary = {}
     for name, pick in cases:
-        row = {key: {k: statistics.median(pick(f)[k] for f in runs[key]) for k in ("controller_median_us", "step_overhead_ratio", "env_step_us", "raw_physics_us")}
-               for key in runs}
+        keys = ("controller_median_us", "step_overhead_ratio", "env_step_us", "raw_physics_us", "controller_median_cpu_us", "step_overhead_ratio_cpu")
+        row = {key: {k: statistics.median(pick(f)[k] for f in runs[key]) for k in keys} for key in runs}
         summary[name] = row
         o, t = row["other"], row["this"]
         print(f"  {name}: controller median {o['controller_median_us']:.0f} -> {t['controller_median_us']:.0f} us "
               f"({o['controller_median_us'] / t['controller_median_us']:.2f} x); env step / raw physics "
               f"{o['step_overhead_ratio']:.2f} -> {t['step_overhead_ratio']:.2f} (env step {o['env_step_us']:.0f} -> "
-              f"{t['env_step_us']:.0f} us, raw physics {o['raw_physics_us']:.0f} / {t['raw_physics_us']:.0f} us)")
+              f"{t['env_step_us']:.0f} us, raw physics {o['raw_physics_us']:.0f} / {t['raw_physics_us']:.0f} us); CPU time: "
+              f"controller median {o['controller_median_cpu_us']:.0f} -> {t['controller_median_cpu_us']:.0f} us, ratio "
+              f"{o['step_overhead_ratio_cpu']:.2f} -> {t['step_overhead_ratio_cpu']:.2f}")
     print(json.dumps({"rounds": rounds, "controller": controller, "load_average_end": round(os.getloadavg()[0], 2), "cases": summary}))
 
 
@@ -378,8 +390,8 @@ def main() -> None:
           + (f"; from the measured 2-worker wall time: {p['measured_workers_2_min']:.0f} min" if "measured_workers_2_min" in p else ""))
     figures["load_average_end"] = round(os.getloadavg()[0], 2)
     print(f"summary ({controller}; load average {load:.2f} at the start, {figures['load_average_end']:.2f} at the end): "
-          f"controller median {figures['controller_median_us']:.0f} us; env step / raw physics "
-          f"{figures['step_overhead_ratio']:.2f}; 2 workers vs 1 {speedup:.2f} x; standard condition "
+          f"controller median {figures['controller_median_us']:.0f} us ({figures['controller_median_cpu_us']:.0f} us CPU); "
+          f"env step / raw physics {figures['step_overhead_ratio']:.2f} ({figures['step_overhead_ratio_cpu']:.2f} in CPU time); 2 workers vs 1 {speedup:.2f} x; standard condition "
           f"{p['workers_2_min']:.0f} min with 2 workers ({p['workers_1_min']:.0f} with 1)")
     print(json.dumps(figures))
 
