@@ -212,8 +212,11 @@ class Schedule:
         if memo is not None and memo[0] == args and memo[1] == self._state():
             _, _, ghost, arrays = memo
             ghost.advance(dt, velocity, walking)
-            last = _samples([ghost._phase([ghost.t], {})], self.timing.swing_height)
-            arrays = tuple(np.concatenate([a[1:], b]) for a, b in zip(arrays, last))
+            last = _sample(ghost._phase([ghost.t], {}), self.timing.swing_height)
+            shifted = tuple(np.empty_like(a) for a in arrays)
+            for new, old, row in zip(shifted, arrays, last):
+                new[:-1], new[-1] = old[1:], row
+            arrays = shifted
         else:
             ghost, arrays = self._preview(dt, steps, velocity, walking)
         nxt = self._copy()
@@ -280,6 +283,19 @@ class Schedule:
             b = mid if self.to_stand else pts[other(self.swing)]
             kind, base, rate = 2, a, (b[0] - a[0], b[1] - a[1])
         return kind, duration, clock, mid, planted, base, rate, swing
+
+
+def _sample(phase: tuple, swing_height: float) -> tuple[tuple, tuple, tuple]:
+    """One sample of `_samples` (the first of `phase`), in scalars with the same operations."""
+    kind, duration, clock, mid, planted, base, rate, swing = phase
+    s = min(max(clock[0] / duration, 0.0), 1.0)
+    zmp = (base[0] + rate[0] * s, base[1] + rate[1] * s) if kind == 2 else base
+    feet = [(x, y, 0.0) for x, y in planted]
+    if kind == 1:
+        k, x0, y0, dx, dy = swing
+        blend = s * s * s * (10 - 15 * s + 6 * s * s)
+        feet[k] = (x0 + dx * blend, y0 + dy * blend, swing_height * 0.5 * (1 - math.cos(2 * math.pi * s)))
+    return zmp, mid, tuple(feet)
 
 
 def _samples(phases: list, swing_height: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
