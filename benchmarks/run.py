@@ -1,6 +1,7 @@
 """How fast an evaluation runs on this machine, measured.
 
     python benchmarks/run.py [--quick] [--controller NAME]
+    python benchmarks/run.py --against OTHER/src [--rounds 3] [--quick]
 
 1. Control steps/s of a task scene without rendering, and the ratio of an
    env step to the raw `mj_step` calls of the same steps (replayed from the
@@ -14,6 +15,17 @@
    workers in the fast look: what the protocol's look costs a recorded run.
 5. The projected wall time of a standard condition (100 episodes, full
    recording) with the expert policy.
+
+1 also prints the controller's median time per control step (the same run,
+the same steps), and, where the other suites run the same controller, the
+same two figures for a Fiatlux subtask (S07, stand / walk / stand at the
+home pose) and a find-navigate-sit episode (FINDSIT-val100, six skills).
+The last human-readable line sums up the four figures with the machine's
+load average at the start and the end.
+
+`--against` measures only 1, for this checkout and another one's `src`
+in turns (fresh processes, `--rounds` each), and prints the medians side
+by side: a before/after under the same load.
 
 `--quick` finishes in under a minute (short pose-hold episodes; the expert's
 episode length from one unrecorded episode); the full mode records expert
@@ -35,6 +47,7 @@ import multiprocessing
 import os
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -44,6 +57,7 @@ import humanoidtoolbench  # noqa: F401  (headless GL before MuJoCo loads)
 import mujoco
 import numpy as np
 
+from humanoidtoolbench import suites
 from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.control import make_controller
 from humanoidtoolbench.control.contracts import decoupled_v1 as contract
@@ -71,48 +85,103 @@ def commands(base_yaw: float) -> list[np.ndarray]:
     return [row()] * 50 + [row(0.2)] * 50 + [row(-0.2)] * 50 + [row(0.0, 1.0, base_yaw + 0.5)] * 50 + [row(0.0, 1.0)] * 50
 
 
-def step_overhead(seconds: float, controller: str) -> dict:
-    """Env step vs the raw physics of the same steps: each block of commands is stepped through the
-    episode (controller, ice, metrics), then replayed from the saved state with raw `mj_step` and the
-    actuator inputs the controller chose, which reproduces the same trajectory. A controller that
-    sets its inputs before every physics step has them recorded there (a copy, inside the env time)."""
-    ep = TaskEpisode(CONDITION, SEED_START, controller=make_controller(controller))
+def toolbench_cycle(episode) -> list[np.ndarray]:
+    """The tool-use cycle as one chunk."""
+    return [np.array(commands(episode.sim.base_pose().yaw))]
+
+
+def fiatlux_cycle(episode) -> list[np.ndarray]:
+    """A Fiatlux robot at the home pose: stand 1 s, walk at 0.1 m/s 2 s, stand 2 s (`decoupled_v1`)."""
+    def row(vx=0.0):
+        return np.concatenate([home_upper_pose(), [contract.DEFAULT_BASE_HEIGHT, vx, 0.0, 0.0, 0.0]])
+
+    return [np.array([row()] * 50 + [row(0.1)] * 100 + [row()] * 100)]
+
+
+def findsit_cycle(episode) -> list[np.ndarray]:
+    """Find-navigate-sit skills, 25 rows each (`discrete_skill_v1`): walk, turn, side step, step back, turn, walk."""
+    plan = [(0, 0.4), (2, 30.0), (6, 0.2), (5, 0.2), (2, -20.0), (0, 0.2)]
+    return [np.column_stack([np.tile([skill, value], (25, 1)), np.arange(25)]) for skill, value in plan]
+
+
+# The step-overhead cases: the tool-use protocol's condition, and the other suites' where they share the controller.
+SUITE_CASES = {"toolbench": (DEFAULT_ENV, toolbench_cycle), "fiatlux": ("S07", fiatlux_cycle), "findsit": ("FINDSIT-val100", findsit_cycle)}
+
+
+def step_overhead(seconds: float, controller: str, env: str = DEFAULT_ENV, cycle=toolbench_cycle) -> dict:
+    """Env step vs the raw physics of the same steps, and the controller's time per control step.
+
+    Each cycle of commands is stepped through the episode (controller, the suite's per-step
+    rules and metrics), then replayed from the saved state with raw `mj_step` and the inputs
+    the episode gave the physics (actuator inputs, and applied forces where a scene hook sets
+    them), which reproduces the same trajectory: the benchmark checks it. Inputs set before
+    every physics step are recorded there (a copy, inside the env time). Each figure also comes
+    as CPU time of this thread (`_cpu`), which other processes on a busy machine barely change."""
+    condition = suites.parse(env)
+    suite = suites.suite_of(condition)
+    ep = suite.make_episode(condition, suite.protocol.seed_start, suite.make_controller(controller), "fast")
     ep.reset()
-    m, d = ep.model, ep.data
-    ctrls: list[np.ndarray] = []
-    per_physics_step = ep.sim.controller.physics_step_hook
+    sim, m, d = ep.sim, ep.model, ep.data
+    inputs: list[tuple[np.ndarray, np.ndarray]] = []
+    per_physics_step = bool(sim.controller.physics_step_hook or sim.physics_step_hooks)
     if per_physics_step:
-        ep.sim.physics_step_hooks.append(lambda data: ctrls.append(data.ctrl.copy()))
-    cycle = commands(ep.sim.base_pose().yaw)
-    for row in cycle:  # warm up
-        ep.step(row)
+        sim.physics_step_hooks.append(lambda data: inputs.append((data.ctrl.copy(), data.xfrc_applied.copy())))
+    apply, control, control_cpu = sim.controller.apply, [], []
+
+    def timed_apply(data, cmd, dt):
+        t, c = time.perf_counter(), time.thread_time()
+        apply(data, cmd, dt)
+        control.append(time.perf_counter() - t)
+        control_cpu.append(time.thread_time() - c)
+
+    sim.controller.apply = timed_apply
+
+    def run_cycle() -> tuple[float, float]:
+        wall = cpu = 0.0
+        for chunk in cycle(ep):
+            ep.on_chunk(chunk, {})
+            for row in chunk:
+                t, c = time.perf_counter(), time.thread_time()
+                ep.step(row)
+                wall += time.perf_counter() - t
+                cpu += time.thread_time() - c
+                if not per_physics_step:
+                    inputs.append((d.ctrl.copy(), d.xfrc_applied.copy()))
+        return wall, cpu
+
+    run_cycle()  # warm up
     state = np.empty(mujoco.mj_stateSize(m, STATE))
-    env = raw = 0.0
+    stepped = raw = stepped_cpu = raw_cpu = 0.0
     steps, started = 0, time.perf_counter()
+    control.clear()
+    control_cpu.clear()
     while time.perf_counter() - started < seconds:
         mujoco.mj_getState(m, d, state, STATE)
-        ctrls.clear()
-        for row in cycle:
-            t = time.perf_counter()
-            ep.step(row)
-            env += time.perf_counter() - t
-            if not per_physics_step:
-                ctrls.append(d.ctrl.copy())
+        inputs.clear()
+        wall, cpu = run_cycle()
+        stepped, stepped_cpu = stepped + wall, stepped_cpu + cpu
+        n = len(inputs) // (SUBSTEPS if per_physics_step else 1)
         after = d.qpos.copy()
         mujoco.mj_setState(m, d, state, STATE)
-        for ctrl in ctrls:
-            d.ctrl[:] = ctrl
-            t = time.perf_counter()
+        for ctrl, xfrc in inputs:
+            d.ctrl[:], d.xfrc_applied[:] = ctrl, xfrc
+            t, c = time.perf_counter(), time.thread_time()
             mujoco.mj_step(m, d, 1 if per_physics_step else SUBSTEPS)
             raw += time.perf_counter() - t
-        assert np.array_equal(d.qpos, after), "the replay left the episode's trajectory"
-        steps += len(cycle)
+            raw_cpu += time.thread_time() - c
+        assert np.array_equal(d.qpos, after), f"the replay left the episode's trajectory ({env})"
+        steps += n
     return {
-        "control_steps_per_s": round(steps / env, 1),
+        "condition": condition.name,
+        "control_steps_per_s": round(steps / stepped, 1),
         "raw_mj_step_per_s": round(steps * SUBSTEPS / raw, 1),
-        "env_step_us": round(env / steps * 1e6, 1),
+        "env_step_us": round(stepped / steps * 1e6, 1),
         "raw_physics_us": round(raw / steps * 1e6, 1),
-        "step_overhead_ratio": round(env / raw, 3),
+        "step_overhead_ratio": round(stepped / raw, 3),
+        "controller_median_us": round(statistics.median(control) * 1e6, 1),
+        "controller_p90_us": round(statistics.quantiles(control, n=10)[-1] * 1e6, 1),
+        "step_overhead_ratio_cpu": round(stepped_cpu / raw_cpu, 3),
+        "controller_median_cpu_us": round(statistics.median(control_cpu) * 1e6, 1),
     }
 
 
@@ -206,23 +275,81 @@ def projection(recorded: dict, expert: dict | None, speedup: float) -> dict:
             "workers_1_min": round(EPISODES * episode / 60, 1), "workers_2_min": round(EPISODES * episode / speedup / 60, 1)}
 
 
+def step_figures(quick: bool, controller: str) -> dict:
+    """Step overhead and controller time on the tool-use condition, then on the other suites that run `controller`."""
+    figures = step_overhead(3.0 if quick else 20.0, controller)
+    figures["suites"] = {}
+    for name, (env, cycle) in SUITE_CASES.items():
+        suite = suites.suite_of(suites.parse(env))
+        if name != "toolbench" and controller in suite.controllers:
+            figures["suites"][name] = step_overhead(2.0 if quick else 10.0, controller, env, cycle)
+    return figures
+
+
+def print_steps(figures: dict, controller: str) -> None:
+    print(f"control steps/s without rendering ({CONDITION.name}, {controller}): {figures['control_steps_per_s']:.0f} "
+          f"({figures['env_step_us']:.0f} us/step; raw physics {figures['raw_physics_us']:.0f} us = "
+          f"{figures['raw_mj_step_per_s']:.0f} mj_step/s); ratio {figures['step_overhead_ratio']:.3f} (target <= 1.5); "
+          f"controller median {figures['controller_median_us']:.0f} us per control step (90th percentile "
+          f"{figures['controller_p90_us']:.0f}; target <= 500); in CPU time of the thread: controller median "
+          f"{figures['controller_median_cpu_us']:.0f} us, ratio {figures['step_overhead_ratio_cpu']:.3f}")
+    for name, other in figures["suites"].items():
+        print(f"  {name} ({other['condition']}, {controller}): env step {other['env_step_us']:.0f} us, raw physics "
+              f"{other['raw_physics_us']:.0f} us, ratio {other['step_overhead_ratio']:.3f}; controller median "
+              f"{other['controller_median_us']:.0f} us (90th percentile {other['controller_p90_us']:.0f}); CPU time: "
+              f"controller median {other['controller_median_cpu_us']:.0f} us, ratio {other['step_overhead_ratio_cpu']:.3f}")
+
+
+def against(other_src: str, rounds: int, quick: bool, controller: str) -> None:
+    """The step figures of this checkout and of another one's `src`, measured in turns (each in a fresh
+    process, `rounds` times), so both see the same load; the median of the rounds side by side."""
+    here = str(Path(humanoidtoolbench.__file__).resolve().parents[1])
+    runs: dict[str, list[dict]] = {"other": [], "this": []}
+    for _ in range(rounds):
+        for key, src in (("other", other_src), ("this", here)):
+            cmd = [sys.executable, __file__, "--steps-only", "--controller", controller] + (["--quick"] if quick else [])
+            out = subprocess.run(cmd, env={**os.environ, "PYTHONPATH": src}, capture_output=True, text=True, check=True)
+            runs[key].append(json.loads(out.stdout.splitlines()[-1]))
+    print(f"{rounds} rounds in turns, medians; other = {other_src}, this = {here}")
+    cases = [("toolbench", lambda f: f)] + [(n, lambda f, n=n: f["suites"][n]) for n in runs["this"][0]["suites"]]
+    summary = {}
+    for name, pick in cases:
+        keys = ("controller_median_us", "step_overhead_ratio", "env_step_us", "raw_physics_us", "controller_median_cpu_us", "step_overhead_ratio_cpu")
+        row = {key: {k: statistics.median(pick(f)[k] for f in runs[key]) for k in keys} for key in runs}
+        summary[name] = row
+        o, t = row["other"], row["this"]
+        print(f"  {name}: controller median {o['controller_median_us']:.0f} -> {t['controller_median_us']:.0f} us "
+              f"({o['controller_median_us'] / t['controller_median_us']:.2f} x); env step / raw physics "
+              f"{o['step_overhead_ratio']:.2f} -> {t['step_overhead_ratio']:.2f} (env step {o['env_step_us']:.0f} -> "
+              f"{t['env_step_us']:.0f} us, raw physics {o['raw_physics_us']:.0f} / {t['raw_physics_us']:.0f} us); CPU time: "
+              f"controller median {o['controller_median_cpu_us']:.0f} -> {t['controller_median_cpu_us']:.0f} us, ratio "
+              f"{o['step_overhead_ratio_cpu']:.2f} -> {t['step_overhead_ratio_cpu']:.2f}")
+    print(json.dumps({"rounds": rounds, "controller": controller, "load_average_end": round(os.getloadavg()[0], 2), "cases": summary}))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="under a minute: short episodes, projected expert costs")
     parser.add_argument("--controller", choices=SUITE.controllers, default=SUITE.protocol.controller,
                         help="what executes the commands (default: the protocol's, %(default)s)")
+    parser.add_argument("--steps-only", action="store_true", help="only the step overhead and controller figures (one JSON line)")
+    parser.add_argument("--against", metavar="SRC", help="only the step figures, of this checkout and of another checkout's src directory, in turns")
+    parser.add_argument("--rounds", type=int, default=3, help="turns of --against (default 3)")
     args = parser.parse_args()
     quick, controller = args.quick, args.controller
-    expert = "expert" in SUITE.builtin_policies_for(controller)
     load = os.getloadavg()[0]
+    if args.steps_only:
+        print(json.dumps({"load_average": round(load, 2), **step_figures(quick, controller)}))
+        return
     print(f"machine: {os.cpu_count()} cores, load average {load:.2f}" + (" (busy: figures may be low)" if load > 0.5 else ""))
+    if args.against:
+        against(args.against, args.rounds, quick, controller)
+        return
+    expert = "expert" in SUITE.builtin_policies_for(controller)
 
     figures: dict = {"quick": quick, "controller": controller, "cores": os.cpu_count(), "load_average": round(load, 2)}
-    figures.update(step_overhead(3.0 if quick else 20.0, controller))
-    print(f"control steps/s without rendering ({CONDITION.name}, {controller}): {figures['control_steps_per_s']:.0f} "
-          f"({figures['env_step_us']:.0f} us/step; raw physics {figures['raw_physics_us']:.0f} us = "
-          f"{figures['raw_mj_step_per_s']:.0f} mj_step/s); ratio {figures['step_overhead_ratio']:.3f}"
-          + (" (target <= 1.25)" if controller == "assisted" else " (assisted's target is 1.25; this one balances and solves IK each step)"))
+    figures.update(step_figures(quick, controller))
+    print_steps(figures, controller)
 
     cam, fast_cam = (in_child(cameras, 2.0 if quick else 10.0, controller, look, env={"LP_NUM_THREADS": "1"}, cpus={0})
                      for look in (PROTOCOL_LOOK, "fast"))
@@ -255,7 +382,7 @@ def main() -> None:
           ", ".join(f"{k} {recorded[k]:.2f}" for k in (*PARTS, "fixed")) +
           f"; wall {recorded['total']:.2f} (encoding runs beside the simulation thread)")
     print(f"{episodes} episodes: 1 worker {serial['wall']:.1f} s, 2 workers {parallel['wall']:.1f} s: "
-          f"speed-up {speedup:.2f} (target >= 1.8); cores busy: {figures['serial_cores_used']:.2f} with 1 worker "
+          f"speed-up {speedup:.2f} (target >= 1.7); cores busy: {figures['serial_cores_used']:.2f} with 1 worker "
           f"(parallel rasterization, background encoding), {figures['parallel_cores_used']:.2f} with 2; "
           f"CPU time {100 * figures['parallel_cpu_overhead']:+.0f}% with 2 workers"
           + (f"; against 1 worker held to one core: {figures['worker_speedup_vs_one_core']:.2f}" if not quick else ""))
@@ -273,8 +400,13 @@ def main() -> None:
         figures["projection"]["measured_workers_2_min"] = round(EPISODES * parallel["wall"] / episodes / 60, 1)
     p = figures["projection"]
     print(f"standard condition ({EPISODES} episodes, full recording), {p['method']}: "
-          f"{p['workers_1_min']:.0f} min with 1 worker, {p['workers_2_min']:.0f} min with 2 (target <= 60)"
+          f"{p['workers_1_min']:.0f} min with 1 worker, {p['workers_2_min']:.0f} min with 2 (target <= 15 on two idle cores)"
           + (f"; from the measured 2-worker wall time: {p['measured_workers_2_min']:.0f} min" if "measured_workers_2_min" in p else ""))
+    figures["load_average_end"] = round(os.getloadavg()[0], 2)
+    print(f"summary ({controller}; load average {load:.2f} at the start, {figures['load_average_end']:.2f} at the end): "
+          f"controller median {figures['controller_median_us']:.0f} us ({figures['controller_median_cpu_us']:.0f} us CPU); "
+          f"env step / raw physics {figures['step_overhead_ratio']:.2f} ({figures['step_overhead_ratio_cpu']:.2f} in CPU time); 2 workers vs 1 {speedup:.2f} x; standard condition "
+          f"{p['workers_2_min']:.0f} min with 2 workers ({p['workers_1_min']:.0f} with 1)")
     print(json.dumps(figures))
 
 

@@ -40,7 +40,7 @@ import numpy as np
 
 from .footsteps import SIDES
 from .preview import G
-from .wholebody import FEET
+from .wholebody import FEET, cross
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ class ArmLoads:
     def update(self, data: mujoco.MjData, dt: float) -> None:
         """Read the last physics step's external forces on the arms and low-pass them."""
         now = {side: np.zeros(6) for side in SIDES}
-        for side, bodies in self.bodies.items():  # applied forces act at each body's CoM
+        for side, bodies in self.bodies.items() if data.xfrc_applied.any() else ():  # applied forces act at each body's CoM
             applied = data.xfrc_applied[bodies]
             if applied.any():
                 torque = applied[:, 3:] + np.cross(data.xipos[bodies] - data.xpos[self.wrist[side]], applied[:, :3])
@@ -106,7 +106,7 @@ class ArmLoads:
         m, con = self.model, data.contact
         if not data.ncon:
             return
-        bodies = m.geom_bodyid[np.stack([con.geom1, con.geom2], axis=1)]
+        bodies = m.geom_bodyid[con.geom]
         arm = self.side_of[bodies]
         loaded = (arm >= 0) & self.movable[bodies[:, ::-1]]  # an arm, and across from it something movable
         if not loaded.any():
@@ -124,7 +124,7 @@ class ArmLoads:
                     side = SIDES[arm[i, k]]
                     force = sign * on_second
                     now[side][:3] += force
-                    now[side][3:] += np.cross(con.pos[i] - data.xpos[self.wrist[side]], force)
+                    now[side][3:] += cross(con.pos[i] - data.xpos[self.wrist[side]], force)
 
     def lean_into(self, data: mujoco.MjData, cop: np.ndarray, mass: float) -> tuple[np.ndarray, list[Load]] | None:
         """The CoM offset from the world point `cop` (on the ground) that balances the arms' load,
@@ -133,7 +133,7 @@ class ArmLoads:
             return None
         moment = np.zeros(3)
         for side, w in self.wrench.items():
-            moment += w[3:] + np.cross(data.xpos[self.wrist[side]] - cop, w[:3])
+            moment += w[3:] + cross(data.xpos[self.wrist[side]] - cop, w[:3])
         raw = np.array([-moment[1], moment[0]]) / (mass * G)
         size = float(np.linalg.norm(raw))
         if size <= self.lean.deadband:

@@ -68,9 +68,9 @@ from ..base import BasePose, FloatingBaseController
 from ..contracts.decoupled_v1 import JOINT_SLOTS, Command
 from ..legs import FOOT_Y, leg_ik
 from .armload import ArmLoads, Lean
-from .footsteps import SIDES, Schedule, Timing, other, rot, support_point, swing_zmp_shift, wrap
+from .footsteps import SIDES, Schedule, Timing, clip, other, rot, support_point, swing_zmp_shift, wrap
 from .preview import G, PreviewCoM
-from .wholebody import FEET, StaticFeedforward, WholeBodyIK
+from .wholebody import FEET, StaticFeedforward, WholeBodyIK, heading
 
 SOLE_DROP = 0.035  # m: the ankle-roll origin above the floor when the foot is flat
 UPPER_TOLERANCE = 0.05  # rad
@@ -216,9 +216,9 @@ class BalancedController(FloatingBaseController[Command]):
 
     def apply(self, data: mujoco.MjData, cmd: Command, dt: float) -> None:
         tn, sch = self.tuning, self.schedule
-        upper = np.clip(cmd.joint_targets, self._slot_lo, self._slot_hi)
-        goal = float(np.clip(cmd.base_height, *tn.height_range))
-        self.height += float(np.clip(goal - self.height, -tn.height_rate * dt, tn.height_rate * dt))
+        upper = clip(cmd.joint_targets, self._slot_lo, self._slot_hi)
+        goal = min(max(float(cmd.base_height), tn.height_range[0]), tn.height_range[1])
+        self.height += min(max(goal - self.height, -tn.height_rate * dt), tn.height_rate * dt)
         zc = self.height - tn.com_below_pelvis
         omega = math.sqrt(G / zc)
 
@@ -264,9 +264,9 @@ class BalancedController(FloatingBaseController[Command]):
         # The blend is continuous: a switch between target and measured made a waist sagging about
         # the tolerance under the pitched torso jump the CoM target every step, and the legs
         # chattered (0.5 rad/s reversals) until the feet slid or left the floor.
-        measured = np.clip(data.qpos[self._scene_qpos[self.ik.slot_qpos]], self._slot_lo, self._slot_hi)
+        measured = clip(data.qpos[self._scene_qpos[self.ik.slot_qpos]], self._slot_lo, self._slot_hi)
         off = measured - upper
-        upper_now = upper + off - np.clip(off, -UPPER_TOLERANCE, UPPER_TOLERANCE)
+        upper_now = upper + off - clip(off, -UPPER_TOLERANCE, UPPER_TOLERANCE)
         q = self.ik.solve(upper_now, self._foot_targets(), self.com.position, self.ground + self.height, sch.heading(), dt)
 
         torques = self.ff.torques(q, share, cop, self.com.acceleration, self.ground, loads)
@@ -390,7 +390,7 @@ class BalancedController(FloatingBaseController[Command]):
             slip = wrap(self.base_pose(data).yaw - sch.heading())
             err = wrap(cmd.target_yaw - sch.body[2] - slip)
             if abs(err) > tn.turn_dead_zone:
-                rate = float(np.clip(err / tn.turn_time_constant, -tn.turn_rate_max, tn.turn_rate_max))
+                rate = min(max(float(err / tn.turn_time_constant), -tn.turn_rate_max), tn.turn_rate_max)
         return (cmd.vx, cmd.vy, rate)
 
     def _foot_targets(self) -> dict:
@@ -398,7 +398,7 @@ class BalancedController(FloatingBaseController[Command]):
         for side in SIDES:
             pose, lift = self.schedule.foot(side)
             out[side] = mink.SE3.from_rotation_and_translation(
-                mink.SO3.from_rpy_radians(0.0, 0.0, pose[2]), np.array([pose[0], pose[1], self.ground + SOLE_DROP + lift])
+                heading(pose[2]), np.array([pose[0], pose[1], self.ground + SOLE_DROP + lift])
             )
         return out
 
@@ -411,10 +411,10 @@ class BalancedController(FloatingBaseController[Command]):
             share = {other(sch.swing): 1.0, sch.swing: 0.0}
         else:
             seg = pts["right"] - pts["left"]
-            t = float(np.clip(np.dot(zmp - pts["left"], seg) / max(float(np.dot(seg, seg)), 1e-9), 0.0, 1.0))
+            t = min(max(float(np.dot(zmp - pts["left"], seg) / max(float(np.dot(seg, seg)), 1e-9)), 0.0), 1.0)
             share = {"left": 1.0 - t, "right": t}
         offset = zmp - (pts["left"] * share["left"] + pts["right"] * share["right"])
-        cop = {s: pts[s] + rot(f[2], np.clip(rot(-f[2], offset), -box, box)) for s, f in sch.feet.items()}
+        cop = {s: pts[s] + rot(f[2], clip(rot(-f[2], offset), -box, box)) for s, f in sch.feet.items()}
         return share, cop
 
     def _ground_under(self, data: mujoco.MjData, spawn: BasePose) -> float:

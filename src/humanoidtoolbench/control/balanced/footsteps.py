@@ -50,6 +50,11 @@ def rot(yaw: float, v) -> np.ndarray:
     return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
 
 
+def clip(a, lo, hi) -> np.ndarray:
+    """`np.clip` for finite numbers, without its per-call overhead: the same values."""
+    return np.minimum(np.maximum(a, lo), hi)
+
+
 def wrap(a: float) -> float:
     return (a + math.pi) % (2 * math.pi) - math.pi
 
@@ -86,6 +91,7 @@ class Schedule:
     to_stand: bool = False  # this double support ends standing
     goal: np.ndarray | None = None  # swing foot landing pose
     _landing_offset: np.ndarray = field(default_factory=lambda: np.zeros(2))
+    _ahead: tuple | None = field(default=None, repr=False, compare=False)  # the last preview, for the next (`preview`)
 
     @classmethod
     def standing(cls, timing: Timing, body: np.ndarray) -> "Schedule":
@@ -97,7 +103,7 @@ class Schedule:
         if not walking:
             return np.zeros(3)
         lim = np.array(self.timing.max_step)
-        return np.clip(np.asarray(velocity, float) * self.timing.step, -lim, lim)
+        return clip(np.asarray(velocity, float) * self.timing.step, -lim, lim)
 
     def _at_rest(self) -> bool:
         for s in SIDES:
@@ -146,7 +152,7 @@ class Schedule:
         point, the body frame moving with it; only in the first `window` fraction of the swing."""
         if self.phase != "single" or self.t > window * self.duration:
             return
-        offset = np.clip(offset, -limit, limit)
+        offset = clip(offset, -limit, limit)
         nominal = foot_home(self.body, self.swing)
         goal = nominal.copy()
         goal[:2] += offset - self._landing_offset
@@ -194,16 +200,131 @@ class Schedule:
 
     def preview(self, dt: float, steps: int, velocity, walking: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Under a held command, now and `steps` periods ahead: the ZMP reference (steps + 1, 2),
-        the centre between the feet (steps + 1, 2) and both feet's positions (steps + 1, 2, 3)."""
-        ghost = copy.deepcopy(self)
-        zmp = np.empty((steps + 1, 2))
-        centre = np.empty((steps + 1, 2))
-        foot = np.empty((steps + 1, 2, 3))
-        for i in range(steps + 1):
-            if i:
+        the centre between the feet (steps + 1, 2) and both feet's positions (steps + 1, 2, 3).
+
+        The numbers `zmp`, `centre` and `feet_positions` give on a copy advanced period by period,
+        with the same floating-point operations: between the copy's phase changes only its clock
+        moves, so each phase's samples are computed at once from its clock readings. When this
+        schedule is where the last preview's copy was one period in, under the same command, that
+        preview is shifted by a period and one sample added."""
+        args = (dt, steps, np.asarray(velocity, float).tobytes(), walking)
+        memo = self._ahead
+        if memo is not None and memo[0] == args and memo[1] == self._state():
+            _, _, ghost, arrays = memo
+            ghost.advance(dt, velocity, walking)
+            last = _sample(ghost._phase([ghost.t], {}), self.timing.swing_height)
+            shifted = tuple(np.empty_like(a) for a in arrays)
+            for new, old, row in zip(shifted, arrays, last):
+                new[:-1], new[-1] = old[1:], row
+            arrays = shifted
+        else:
+            ghost, arrays = self._preview(dt, steps, velocity, walking)
+        nxt = self._copy()
+        nxt.advance(dt, velocity, walking)
+        self._ahead = (args, nxt._state(), ghost, arrays)
+        return tuple(a.copy() for a in arrays)
+
+    def _copy(self) -> Schedule:
+        """A copy to advance: `advance` replaces the arrays it changes, and the body is edited in place
+        (`adjust_landing`), so only that is copied."""
+        ghost = copy.copy(self)
+        ghost.body, ghost.feet, ghost._ahead = self.body.copy(), dict(self.feet), None
+        return ghost
+
+    def _state(self) -> tuple:
+        """Everything `advance` and the references read, exactly."""
+        arrays = (self.body, self.feet["left"], self.feet["right"], self._landing_offset, self.goal)
+        return (id(self.timing), self.phase, self.t, self.duration, self.swing, self.from_stand, self.to_stand,
+                *(None if a is None else a.tobytes() for a in arrays))
+
+    def _preview(self, dt: float, steps: int, velocity, walking: bool) -> tuple[Schedule, tuple]:
+        """`preview` from scratch: the copy at the last sample, and the three arrays."""
+        ghost, phases, supports = self._copy(), [], {}
+        i = 0
+        while i <= steps:  # one phase of the copy a pass
+            clock, t, duration = [], ghost.t, ghost.duration
+            if ghost.phase == "stand":  # it stays standing, or starts stepping at the next period
+                clock = [t] * (steps + 1 - i if not walking else 1)
+            else:
+                while True:  # `advance` within the phase
+                    clock.append(t)
+                    if i + len(clock) > steps or not t + dt < duration - 1e-9:
+                        break
+                    t += dt
+            phases.append(ghost._phase(clock, supports))
+            i += len(clock)
+            ghost.t = t
+            if i <= steps:
                 ghost.advance(dt, velocity, walking)
-            zmp[i], centre[i], foot[i] = ghost.zmp(), ghost.centre(), ghost.feet_positions()
-        return zmp, centre, foot
+        return ghost, _samples(phases, self.timing.swing_height)
+
+    def _phase(self, clock: list, supports: dict) -> tuple:
+        """This phase's constants for `_samples` (as `zmp`, `centre` and `foot` compute them, in
+        scalars) and its clock readings. `supports` keeps each foot array's support point."""
+        pts = {}
+        for side in SIDES:
+            f = self.feet[side]
+            if id(f) not in supports:  # the array is kept with it, so its id is not reused
+                c, s = math.cos(f[2]), math.sin(f[2])
+                supports[id(f)] = (f, (float(f[0] + (c * SUPPORT_X - s * 0.0)), float(f[1] + (s * SUPPORT_X + c * 0.0))))
+            pts[side] = supports[id(f)][1]
+        (lx, ly), (rx, ry) = pts["left"], pts["right"]
+        mid = ((lx + rx) / 2, (ly + ry) / 2)
+        planted = tuple((float(self.feet[s][0]), float(self.feet[s][1])) for s in SIDES)
+        swing, duration = None, self.duration
+        if self.phase == "stand":
+            kind, base, rate, duration = 0, mid, (0.0, 0.0), 1.0
+        elif self.phase == "single":
+            kind, base, rate = 1, pts[other(self.swing)], (0.0, 0.0)
+            start, goal = self.feet[self.swing], self.goal
+            swing = (SIDES.index(self.swing), start[0], start[1], goal[0] - start[0], goal[1] - start[1])
+        else:
+            a = mid if self.from_stand else pts[self.swing]
+            b = mid if self.to_stand else pts[other(self.swing)]
+            kind, base, rate = 2, a, (b[0] - a[0], b[1] - a[1])
+        return kind, duration, clock, mid, planted, base, rate, swing
+
+
+def _sample(phase: tuple, swing_height: float) -> tuple[tuple, tuple, tuple]:
+    """One sample of `_samples` (the first of `phase`), in scalars with the same operations."""
+    kind, duration, clock, mid, planted, base, rate, swing = phase
+    s = min(max(clock[0] / duration, 0.0), 1.0)
+    zmp = (base[0] + rate[0] * s, base[1] + rate[1] * s) if kind == 2 else base
+    feet = [(x, y, 0.0) for x, y in planted]
+    if kind == 1:
+        k, x0, y0, dx, dy = swing
+        blend = s * s * s * (10 - 15 * s + 6 * s * s)
+        feet[k] = (x0 + dx * blend, y0 + dy * blend, swing_height * 0.5 * (1 - math.cos(2 * math.pi * s)))
+    return zmp, mid, tuple(feet)
+
+
+def _samples(phases: list, swing_height: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`preview`'s three arrays from its phases (`Schedule._phase`), elementwise as `zmp`,
+    `centre`, `foot` and `_smooth` compute each sample."""
+    kinds, durations, clocks, mids, planted, bases, rates, swings = zip(*phases)
+    counts = [len(c) for c in clocks]
+    n = sum(counts)
+    kind = np.repeat(kinds, counts)
+    s = clip(np.array([t for c in clocks for t in c]) / np.repeat(durations, counts), 0.0, 1.0)
+    centre = np.repeat(np.array(mids), counts, axis=0)
+    zmp = np.repeat(np.array(bases), counts, axis=0)
+    foot = np.zeros((n, 2, 3))
+    foot[:, :, :2] = np.repeat(np.array(planted), counts, axis=0)
+    double = kind == 2
+    if double.any():  # from the start support to the end one
+        zmp[double] += np.repeat(np.array(rates), counts, axis=0)[double] * s[double, None]
+    single = np.flatnonzero(kind == 1)
+    if len(single):  # the swinging foot's minimum-jerk path and lift
+        table = np.array([w if w is not None else (0, 0.0, 0.0, 0.0, 0.0) for w in swings])
+        k, x0, y0, dx, dy = np.repeat(table, counts, axis=0)[single].T
+        b = s[single]
+        blend = b * b * b * (10 - 15 * b + 6 * b * b)
+        cos = np.array([math.cos(2 * math.pi * v) for v in b.tolist()])
+        side = k.astype(int)
+        foot[single, side, 0] = x0 + dx * blend
+        foot[single, side, 1] = y0 + dy * blend
+        foot[single, side, 2] = swing_height * 0.5 * (1 - cos)
+    return zmp, centre, foot
 
 
 def swing_zmp_shift(zmp: np.ndarray, centre: np.ndarray, feet: np.ndarray, dt: float, mass_ratio: float, com_height: float) -> np.ndarray:

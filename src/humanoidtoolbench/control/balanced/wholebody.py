@@ -9,8 +9,12 @@ moves the CoM task's Jacobian and the legs and hips take up the shift.
 
 from __future__ import annotations
 
+import math
+from ctypes import c_int
 from dataclasses import dataclass
+from functools import lru_cache
 
+import daqp
 import mink
 import mujoco
 import numpy as np
@@ -19,7 +23,27 @@ from ...robot.joints import LEG_JOINTS, PELVIS
 from ..contracts.decoupled_v1 import JOINT_SLOTS
 
 FEET = {"left": "left_ankle_roll_link", "right": "right_ankle_roll_link"}
-SOLVER = "daqp"
+UNBOUNDED = -1e30  # daqp's lower bound of a one-sided constraint
+EQUALITY = 5  # daqp's sense flag of an equality row
+
+
+def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """`np.cross` of two 3-vectors with the products and differences it takes, so the same bits
+    (without its axis handling, which costs more than the product)."""
+    a0, a1, a2 = a.tolist()
+    b0, b1, b2 = b.tolist()
+    return np.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
+
+
+def heading(yaw: float) -> mink.SO3:
+    """The rotation by `yaw` about the vertical (a foot or the pelvis upright): feet keep their
+    heading for many steps, so most targets reuse one."""
+    return _heading(float(yaw), math.copysign(1.0, yaw))  # -0.0 and 0.0 give different bits
+
+
+@lru_cache(maxsize=64)
+def _heading(yaw: float, sign: float) -> mink.SO3:
+    return mink.SO3.from_rpy_radians(0.0, 0.0, yaw)
 
 
 @dataclass(frozen=True)
@@ -59,6 +83,14 @@ class WholeBodyIK:
         self.limits = [mink.ConfigurationLimit(model, gain=0.95)]
         self.tasks = [*self.feet.values(), self.com, self.pelvis, self.posture]
         self.damping = w.damping
+        # The QP's constraint rows: the limits (one-sided) above the frozen joints (equalities).
+        frozen = self.freeze.compute_jacobian(self.cfg)
+        rows = len(self.limits[0].compute_qp_inequalities(self.cfg, 0.0).h)
+        self._constraints = np.vstack([np.zeros((rows, model.nv)), frozen])
+        self._upper = np.empty(len(self._constraints))
+        self._lower = np.full(len(self._constraints), UNBOUNDED)
+        self._sense = np.zeros(len(self._constraints), dtype=c_int)
+        self._sense[rows:] = EQUALITY
 
     @property
     def q(self) -> np.ndarray:
@@ -86,13 +118,39 @@ class WholeBodyIK:
         # pelvis: one at the world's origin would mix the pelvis's distance from it into the height and
         # attitude errors of a slightly tilted pelvis.
         xy = self.cfg.get_transform_frame_to_world(PELVIS, "body").translation()[:2]
-        self.pelvis.set_target(mink.SE3.from_rotation_and_translation(mink.SO3.from_rpy_radians(0.0, 0.0, pelvis_yaw), np.array([xy[0], xy[1], pelvis_z])))
-        try:
-            self.velocity = mink.solve_ik(self.cfg, self.tasks, dt, SOLVER, damping=self.damping, limits=self.limits, constraints=[self.freeze])
-        except mink.NoSolutionFound:  # infeasible limits this step (a joint pushed past its range): hold still
-            self.velocity = np.zeros(self.model.nv)
+        self.pelvis.set_target(mink.SE3.from_rotation_and_translation(heading(pelvis_yaw), np.array([xy[0], xy[1], pelvis_z])))
+        step = self._qp()
+        # Infeasible limits this step (a joint pushed past its range): hold still.
+        self.velocity = np.zeros(self.model.nv) if step is None else step / dt
         self.cfg.integrate_inplace(self.velocity, dt)
         return self.cfg.q
+
+    def _qp(self) -> np.ndarray | None:
+        """The configuration step of `mink.solve_ik` with daqp, None where there is none.
+
+        The same objective, limits, equality rows and solver call as mink's `build_ik` and
+        qpsolvers' daqp interface build, so the same bits, without their per-call objects:
+        the tasks' weighted residuals stacked (H = W'W plus the damping on its diagonal,
+        c = -e'W), the configuration limits' rows then the frozen joints' as equalities."""
+        cfg, nv = self.cfg, self.model.nv
+        cfg.check_limits(safety_break=False)
+        weighted, errors, mu = [], [], 0.0
+        for task in self.tasks:
+            jacobian, error, lm = task.compute_qp_residual(cfg)
+            weighted.append(jacobian)
+            errors.append(error)
+            mu += lm
+        W = np.vstack(weighted)
+        H = W.T @ W
+        c = -(np.concatenate(errors) @ W)
+        H.flat[:: nv + 1] += self.damping + mu
+        limit = self.limits[0].compute_qp_inequalities(cfg, 0.0)
+        rows = len(limit.h)
+        self._constraints[:rows] = limit.G
+        self._upper[:rows] = limit.h
+        self._upper[rows:] = -self.freeze.gain * self.freeze.compute_error(cfg)
+        x, _, exitflag, _ = daqp.solve(H, c, self._constraints, self._upper, self._lower, self._sense, primal_start=None)
+        return x if exitflag > 0 else None
 
 
 class StaticFeedforward:
@@ -132,7 +190,7 @@ class StaticFeedforward:
             if share[side] <= 0.0:
                 continue
             force = share[side] * weight
-            torque = np.cross(np.array([cop[side][0], cop[side][1], ground]) - d.xpos[body], force)
+            torque = cross(np.array([cop[side][0], cop[side][1], ground]) - d.xpos[body], force)
             mujoco.mj_jacBody(m, d, self._jacp, self._jacr, body)
             tau -= self._jacp.T @ force + self._jacr.T @ torque
         return tau

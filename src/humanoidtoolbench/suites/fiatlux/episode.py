@@ -396,7 +396,10 @@ class FiatluxEpisode(Episode):
         per_bulb = {b: np.zeros(2 * HAND_BODIES) for b in BULBS}
         geom_bulb = {g: b for b, g in self._bulb_geoms.items()}
         f6 = np.zeros(6)
-        for i in range(d.ncon):
+        is_bulb = np.zeros(m.ngeom, bool)
+        is_bulb[list(geom_bulb)] = True
+        on_bulb = is_bulb[d.contact.geom[: d.ncon]].any(axis=1)  # contacts touching no bulb are skipped below
+        for i in np.flatnonzero(on_bulb).tolist():
             c = d.contact[i]
             g1, g2 = int(c.geom[0]), int(c.geom[1])
             bulb = geom_bulb.get(g1) or geom_bulb.get(g2)
