@@ -19,29 +19,19 @@ import json
 import os
 import statistics
 import sys
-import time
 
 import humanoidtoolbench  # noqa: F401  (headless GL before MuJoCo loads)
 
 import numpy as np
 
-from humanoidtoolbench.control.contract import get as get_contract
 from humanoidtoolbench.sim.render import CameraRenderer, backend_info
 from humanoidtoolbench.suites.fiatlux.observation import CAMERA
 from humanoidtoolbench.suites.fiatlux.suite import SUITE
 
 sys.path.insert(0, os.path.dirname(__file__))
-from run import in_child  # noqa: E402
+from run import in_child, rate  # noqa: E402
 
 LOOKS = ("fast", "standard")
-
-
-def _rate(fn, seconds: float) -> float:
-    n, started = 0, time.perf_counter()
-    while time.perf_counter() - started < seconds:
-        fn()
-        n += 1
-    return n / (time.perf_counter() - started)
 
 
 def measure(scenes: list[tuple[str, int]], rounds: int, seconds: float) -> dict:
@@ -56,14 +46,15 @@ def measure(scenes: list[tuple[str, int]], rounds: int, seconds: float) -> dict:
     rates = {k: [] for k in made}
     for _ in range(rounds):
         for k, (ep, camera) in made.items():
-            rates[k].append(_rate(lambda: camera.render(ep.data, CAMERA), seconds))
+            rates[k].append(rate(lambda: camera.render(ep.data, CAMERA), seconds))
     for _, camera in made.values():
         camera.close()
     key, seed = scenes[0]
     ep = SUITE.make_episode(SUITE.parse(key), seed, SUITE.make_controller(controller), "fast", look="fast")
     ep.reset()
-    zero = get_contract(SUITE.contract_for(controller)).validate(np.zeros((1, get_contract(SUITE.contract_for(controller)).action_dim)))[0]
-    steps = _rate(lambda: ep.step(zero), seconds * rounds)
+    contract = SUITE.action_contract(controller)
+    zero = contract.validate(np.zeros((1, contract.action_dim)))[0]
+    steps = rate(lambda: ep.step(zero), seconds * rounds)
     return {"rates": {f"{k}:{s}:{lk}": v for (k, s, lk), v in rates.items()}, "steps_per_s": steps,
             "renderer": backend_info().get("renderer"), "cpus": sorted(os.sched_getaffinity(0))}
 

@@ -24,7 +24,7 @@ import time
 import humanoidtoolbench  # noqa: F401  (headless GL before MuJoCo loads)
 
 sys.path.insert(0, os.path.dirname(__file__))
-from run import in_child  # noqa: E402
+from run import in_child, rate  # noqa: E402
 
 LOOKS = ("fast", "standard")
 
@@ -45,16 +45,9 @@ def measure(episodes: int, rounds: int, seconds: float) -> dict:
             scenes[seed, look] = (ep, CameraRenderer(ep.model, (cams.policy_camera,), cams.width, cams.height), ep.model.ngeom)
     rates = {key: [] for key in scenes}
 
-    def rate(fn) -> float:
-        n, started = 0, time.perf_counter()
-        while time.perf_counter() - started < seconds:
-            fn()
-            n += 1
-        return n / (time.perf_counter() - started)
-
     for _ in range(rounds):
         for key, (ep, cam, _) in scenes.items():
-            rates[key].append(rate(lambda: cam.render(ep.data, cams.policy_camera)))
+            rates[key].append(rate(lambda: cam.render(ep.data, cams.policy_camera), seconds))
     for _, cam, _ in scenes.values():
         cam.close()
     return {"rates": {f"{s}/{look}": r for (s, look), r in rates.items()}, "build": build,

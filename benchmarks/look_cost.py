@@ -20,7 +20,6 @@ import json
 import os
 import statistics
 import sys
-import time
 from dataclasses import replace
 
 import humanoidtoolbench  # noqa: F401  (headless GL before MuJoCo loads)
@@ -35,7 +34,7 @@ from humanoidtoolbench.suites.toolbench.registry import parse
 from humanoidtoolbench.suites.toolbench.suite import SUITE
 
 sys.path.insert(0, os.path.dirname(__file__))
-from run import in_child  # noqa: E402
+from run import in_child, rate  # noqa: E402
 
 S = looks.STANDARD
 PLASTER = "plaster walls"  # the standard look with the room's walls and ceiling textured
@@ -82,17 +81,10 @@ def measure(condition: str, rounds: int, seconds: float) -> dict:
         scenes[name] = (ep, CameraRenderer(ep.model, (POLICY_CAMERA,)), CameraRenderer(ep.model))
     rates = {name: {"head": [], "four": []} for name in VARIANTS}
 
-    def rate(fn) -> float:
-        n, started = 0, time.perf_counter()
-        while time.perf_counter() - started < seconds:
-            fn()
-            n += 1
-        return n / (time.perf_counter() - started)
-
     for _ in range(rounds):
         for name, (ep, head, four) in scenes.items():
-            rates[name]["head"].append(rate(lambda: head.render(ep.data, POLICY_CAMERA)))
-            rates[name]["four"].append(rate(lambda: four.render_all(ep.data)))
+            rates[name]["head"].append(rate(lambda: head.render(ep.data, POLICY_CAMERA), seconds))
+            rates[name]["four"].append(rate(lambda: four.render_all(ep.data), seconds))
     for _, head, four in scenes.values():
         head.close()
         four.close()

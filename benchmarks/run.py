@@ -185,22 +185,24 @@ def step_overhead(seconds: float, controller: str, env: str = DEFAULT_ENV, cycle
     }
 
 
+def rate(fn, seconds: float) -> float:
+    """Calls of `fn` per second over `seconds` of wall time."""
+    n, started = 0, time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        fn()
+        n += 1
+    return n / (time.perf_counter() - started)
+
+
 def cameras(seconds: float, controller: str, look: str) -> dict:
     """Frames/s of the head camera alone and of all four cameras (runs in a child pinned to one core)."""
     ep = TaskEpisode(CONDITION, SEED_START, controller=make_controller(controller), look=look)
     ep.reset()
 
-    def rate(fn) -> float:
-        n, started = 0, time.perf_counter()
-        while time.perf_counter() - started < seconds:
-            fn()
-            n += 1
-        return n / (time.perf_counter() - started)
-
     with CameraRenderer(ep.model, (POLICY_CAMERA,)) as head:
-        head_fps = rate(lambda: head.render(ep.data, POLICY_CAMERA))
+        head_fps = rate(lambda: head.render(ep.data, POLICY_CAMERA), seconds)
     with CameraRenderer(ep.model) as cams:
-        four = rate(lambda: cams.render_all(ep.data))
+        four = rate(lambda: cams.render_all(ep.data), seconds)
     return {"head_camera_fps": round(head_fps, 1), "four_camera_frames_per_s": round(four, 1),
             "renderer": backend_info().get("renderer"), "camera_cpus": sorted(os.sched_getaffinity(0))}
 

@@ -107,5 +107,21 @@ class RequestSchema:
         return next((p for p in (f.problem(request) for f in self.fields) if p is not None), None)
 
 
+def image_and_state(name: str, image_key: str, state_dim: int | str) -> RequestSchema:
+    """The request most suites send: one camera image, the contract's state rows, the instruction and
+    the history flags."""
+    return RequestSchema(
+        name,
+        (
+            Field("image", Object()),
+            Field(f"image.{image_key}", Array("uint8", ("H", "W", 3))),
+            Field("state", Object()),
+            Field("state.states", Array("float", (1, state_dim), finite=True)),
+            Field("instruction", String()),
+            Field("history", Object()),
+        ),
+    )
+
+
 # Every route's body may name its evaluator's session; the server checks it whatever the schema.
 SESSION = Field("session", String(), required=False)

@@ -21,7 +21,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...control.contracts.decoupled_v1 import STATE_DIM
-from ...policies.request_schema import Array, Field, Object, RequestSchema, String
+from ...policies.request_schema import image_and_state
 from ..base import FELL, SUCCESS, TIMEOUT, Cameras, StandardProtocol, Suite
 from . import split
 from .contract import DISCRETE_SKILL_V1, SKILL_STEPS
@@ -31,17 +31,7 @@ MAX_DECISIONS = 100
 STOPPED = "stopped"
 EGO = "ego"
 # A request as a policy server checks it: the ego image, the robot's joint state, the episode's instruction.
-REQUEST_SCHEMA = RequestSchema(
-    "findsit_request_v1",
-    (
-        Field("image", Object()),
-        Field(f"image.{IMAGE_KEY}", Array("uint8", ("H", "W", 3))),
-        Field("state", Object()),
-        Field("state.states", Array("float", (1, STATE_DIM), finite=True)),
-        Field("instruction", String()),
-        Field("history", Object()),
-    ),
-)
+REQUEST_SCHEMA = image_and_state("findsit_request_v1", IMAGE_KEY, STATE_DIM)
 PAPER_METRICS = "paper_metrics/episode_*/metrics.json"  # an episode's record, among the files its summary lists
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from ...control.contracts import register
 from ...control.contracts.decoupled_v1 import DECOUPLED_V1, STATE_DIM
 from ...policies.builtin import DECOUPLED_V1_BASELINES
-from ...policies.request_schema import Array, Field, Object, RequestSchema, String
+from ...policies.request_schema import image_and_state
 from ...robot.cameras import CAMERA_NAMES, HEIGHT, POLICY_CAMERA, WIDTH
 from ..base import Cameras, StandardProtocol, Suite, summary_cell
 from . import registry
@@ -24,17 +24,7 @@ IMAGE_KEY = f"rgb_{POLICY_CAMERA}"
 # The flag that says the task outcome was reached at some step, per ball scenario.
 OUTCOME_FLAG = {"BallMove": "on_spot", "BallRetrieve": "in_target_area"}
 # The public request, as a policy server checks it before the policy sees it.
-REQUEST_SCHEMA = RequestSchema(
-    "toolbench_request_v1",
-    (
-        Field("image", Object()),
-        Field(f"image.{IMAGE_KEY}", Array("uint8", ("H", "W", 3))),
-        Field("state", Object()),
-        Field("state.states", Array("float", (1, STATE_DIM), finite=True)),
-        Field("instruction", String()),
-        Field("history", Object()),
-    ),
-)
+REQUEST_SCHEMA = image_and_state("toolbench_request_v1", IMAGE_KEY, STATE_DIM)
 
 
 def request(condition: Condition, image: np.ndarray, state: np.ndarray, reset: bool) -> dict:
