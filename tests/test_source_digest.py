@@ -65,3 +65,14 @@ def test_the_package_digest_is_the_import_graph_of_the_installed_tree():
     findsit = provenance.hashes_of(provenance.PACKAGE_ROOT, "humanoidtoolbench.suites.findsit")
     assert {"suites/toolbench/expert/skills.py", "suites/findsit/navgrid.py", "robot/g1_manifest.json"} <= set(fiatlux)
     assert not any(p.startswith(("suites/toolbench/", "suites/fiatlux/", "learning/")) for p in findsit)
+
+
+def test_a_suite_outside_the_package_counts_what_it_imports_from_it(root, tmp_path, monkeypatch):
+    (tmp_path / "ext").mkdir()
+    (tmp_path / "ext/outside_suite.py").write_text("from humanoidtoolbench.suites.findsit.navgrid import Rect\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "ext"))
+    hashes = provenance.hashes_of(root, "outside_suite")
+    assert "ext/outside_suite.py" in hashes and "suites/findsit/navgrid.py" in hashes
+    assert not any(p.startswith("suites/toolbench/") for p in hashes)
+    append(root / "suites/findsit/navgrid.py")()
+    assert provenance.hashes_of(root, "outside_suite")["suites/findsit/navgrid.py"] != hashes["suites/findsit/navgrid.py"]

@@ -81,7 +81,12 @@ def _module_name(root: Path, path: Path) -> str:
 def _imported(root: Path, path: Path) -> set[Path]:
     """Package files `path` imports anywhere in its body (function-level imports too), with the
     `__init__.py` of every package on the way; `from pkg import name` counts submodule `name`."""
-    package = _module_name(root, path) if path.name == "__init__.py" else _module_name(root, path).rpartition(".")[0]
+    if not path.is_relative_to(root):  # a suite outside the package: only its absolute imports can reach it
+        package = ""
+    elif path.name == "__init__.py":
+        package = _module_name(root, path)
+    else:
+        package = _module_name(root, path).rpartition(".")[0]
     names = []
     for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
         if isinstance(node, ast.Import):
@@ -107,8 +112,7 @@ def _closure(root: Path, seeds: list[Path]) -> set[Path]:
         if path in covered:
             continue
         covered.add(path)
-        if path.is_relative_to(root):
-            pending += _imported(root, path) - covered
+        pending += _imported(root, path) - covered
     data = {j for p in covered if p.is_relative_to(root) for j in p.parent.glob("*.json")}
     return covered | data | {p for p in seeds if p.suffix == ".json"}
 
