@@ -7,6 +7,7 @@ changed. Source and dependency hashes are computed once per process.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.metadata as metadata
 import importlib.util
@@ -50,24 +51,98 @@ def _tree(root: Path) -> list[Path]:
     return [p for p in root.rglob("*") if p.suffix in (".py", ".json") and p.is_file() and "__pycache__" not in p.parts]
 
 
+def _core(root: Path) -> list[Path]:
+    """The package less every suite package and less `learning` (optional training code that imports Fiatlux)."""
+    suites_dir, learning = root / "suites", root / "learning"
+    return [
+        p
+        for p in _tree(root)
+        if (p.parent == suites_dir or not p.is_relative_to(suites_dir)) and not p.is_relative_to(learning)
+    ]
+
+
+def _module_file(root: Path, name: str) -> Path | None:
+    """The file of module `name` if it lies in the package at `root` (a package's `__init__.py`)."""
+    head, *rest = name.split(".")
+    if head != DISTRIBUTION:
+        return None
+    path = root.joinpath(*rest)
+    for candidate in (path / "__init__.py", path.with_suffix(".py")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _module_name(root: Path, path: Path) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
+    return ".".join((DISTRIBUTION, *(parts[:-1] if parts[-1] == "__init__" else parts)))
+
+
+def _imported(root: Path, path: Path) -> set[Path]:
+    """Package files `path` imports anywhere in its body (function-level imports too), with the
+    `__init__.py` of every package on the way; `from pkg import name` counts submodule `name`."""
+    if not path.is_relative_to(root):  # a suite outside the package: only its absolute imports can reach it
+        package = ""
+    elif path.name == "__init__.py":
+        package = _module_name(root, path)
+    else:
+        package = _module_name(root, path).rpartition(".")[0]
+    names = []
+    for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            names += [base, *(f"{base}.{alias.name}" for alias in node.names)]
+    found = set()
+    for name in names:
+        parts = name.split(".")
+        found |= {_module_file(root, ".".join(parts[:i])) for i in range(1, len(parts) + 1)}
+    return found - {None}
+
+
+def _closure(root: Path, seeds: list[Path]) -> set[Path]:
+    """`seeds` and every package file they import, transitively, with the JSON data beside each."""
+    covered, pending = set(), [p for p in seeds if p.suffix == ".py"]
+    while pending:
+        path = pending.pop()
+        if path in covered:
+            continue
+        covered.add(path)
+        pending += _imported(root, path) - covered
+    data = {j for p in covered if p.is_relative_to(root) for j in p.parent.glob("*.json")}
+    return covered | data | {p for p in seeds if p.suffix == ".json"}
+
+
+def hashes_of(root: Path, suite_module: str | None) -> dict[str, str]:
+    """SHA-256 of the core at `root` plus everything `suite_module`'s package imports from it,
+    transitively, by path relative to `root` (a suite outside it: relative to its parent folder)."""
+    seeds = _core(root)
+    base = root
+    if suite_module is not None:
+        origin = _module_file(root, suite_module) or Path(importlib.util.find_spec(suite_module).origin)
+        seeds += _tree(origin.parent) if origin.name == "__init__.py" else [origin]
+        base = root if origin.is_relative_to(root) else origin.parent.parent
+    hashes = {}
+    for p in _closure(root, seeds):
+        rel = p.relative_to(root if p.is_relative_to(root) else base).as_posix()
+        hashes[rel] = _sha256(p.read_bytes())
+    return dict(sorted(hashes.items()))
+
+
 @lru_cache(maxsize=None)
 def _source_hashes(suite_module: str | None) -> tuple[tuple[str, str], ...]:
-    """The core (the package less every suite package) plus one suite's own files."""
-    suites_dir = PACKAGE_ROOT / "suites"
-    core = [p for p in _tree(PACKAGE_ROOT) if p.parent == suites_dir or not p.is_relative_to(suites_dir)]
-    hashes = {p.relative_to(PACKAGE_ROOT).as_posix(): _sha256(p.read_bytes()) for p in core}
-    if suite_module is not None:
-        origin = Path(importlib.util.find_spec(suite_module).origin)
-        own = _tree(origin.parent) if origin.name == "__init__.py" else [origin]
-        base = PACKAGE_ROOT if origin.is_relative_to(PACKAGE_ROOT) else origin.parent.parent
-        hashes.update({p.relative_to(base).as_posix(): _sha256(p.read_bytes()) for p in own})
-    return tuple(sorted(hashes.items()))
+    return tuple(hashes_of(PACKAGE_ROOT, suite_module).items())
 
 
 def source_hashes(suite=None) -> dict[str, str]:
-    """SHA-256 of every .py and .json file of the core and of `suite`'s package, by relative path.
+    """SHA-256 of every .py and .json file of the core and of all `suite`'s package imports, by relative path.
 
-    Work on one suite never changes another suite's digest, so its results stay reusable.
+    The import graph decides, so an edit to a module a suite borrows (Fiatlux uses the tool-use
+    expert) invalidates that suite's results, while a suite that imports nothing of it keeps its own.
     """
     from .. import suites
 

@@ -1,0 +1,78 @@
+"""A suite's source digest follows its import graph: what it borrows from another suite counts."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from humanoidtoolbench.eval import provenance
+
+SUITES = ("toolbench", "fiatlux", "findsit")
+
+
+@pytest.fixture
+def root(tmp_path):
+    copy = tmp_path / "humanoidtoolbench"
+    shutil.copytree(provenance.PACKAGE_ROOT, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
+
+
+def digests(root) -> dict[str, str]:
+    return {
+        name: provenance.source_digest(provenance.hashes_of(root, f"humanoidtoolbench.suites.{name}"))
+        for name in SUITES
+    }
+
+
+def changed(root, edit) -> set[str]:
+    before = digests(root)
+    edit()
+    after = digests(root)
+    return {name for name in SUITES if before[name] != after[name]}
+
+
+def append(path, text="\n# edited\n"):
+    return lambda: path.write_text(path.read_text() + text)
+
+
+def test_a_shared_module_changes_every_suite_that_imports_it(root):
+    # Fiatlux's expert is built on the tool-use expert's skills.
+    assert changed(root, append(root / "suites/toolbench/expert/skills.py")) == {"toolbench", "fiatlux"}
+    assert changed(root, append(root / "suites/findsit/navgrid.py")) == {"findsit", "fiatlux"}
+
+
+def test_a_suite_only_module_changes_that_suite_alone(root):
+    assert changed(root, append(root / "suites/fiatlux/expert/ladder.py")) == {"fiatlux"}
+    assert changed(root, append(root / "suites/toolbench/env.py")) == {"toolbench"}
+
+
+def test_the_core_changes_every_suite_and_optional_training_code_none(root):
+    assert changed(root, append(root / "sim/simulation.py")) == set(SUITES)
+    assert changed(root, append(root / "learning/ppo.py")) == set()
+
+
+def test_a_function_level_import_counts(root):
+    geometry = root / "suites/toolbench/expert/geometry.py"
+    assert changed(root, append(geometry)) == {"toolbench", "fiatlux"}
+    lazy = "\n\ndef _borrowed():\n    from ..toolbench.expert import geometry\n\n    return geometry\n"
+    assert changed(root, append(root / "suites/findsit/split.py", lazy)) == {"findsit", "fiatlux"}
+    assert changed(root, append(geometry)) == set(SUITES)
+
+
+def test_the_package_digest_is_the_import_graph_of_the_installed_tree():
+    fiatlux = provenance.hashes_of(provenance.PACKAGE_ROOT, "humanoidtoolbench.suites.fiatlux")
+    findsit = provenance.hashes_of(provenance.PACKAGE_ROOT, "humanoidtoolbench.suites.findsit")
+    assert {"suites/toolbench/expert/skills.py", "suites/findsit/navgrid.py", "robot/g1_manifest.json"} <= set(fiatlux)
+    assert not any(p.startswith(("suites/toolbench/", "suites/fiatlux/", "learning/")) for p in findsit)
+
+
+def test_a_suite_outside_the_package_counts_what_it_imports_from_it(root, tmp_path, monkeypatch):
+    (tmp_path / "ext").mkdir()
+    (tmp_path / "ext/outside_suite.py").write_text("from humanoidtoolbench.suites.findsit.navgrid import Rect\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "ext"))
+    hashes = provenance.hashes_of(root, "outside_suite")
+    assert "ext/outside_suite.py" in hashes and "suites/findsit/navgrid.py" in hashes
+    assert not any(p.startswith("suites/toolbench/") for p in hashes)
+    append(root / "suites/findsit/navgrid.py")()
+    assert provenance.hashes_of(root, "outside_suite")["suites/findsit/navgrid.py"] != hashes["suites/findsit/navgrid.py"]
