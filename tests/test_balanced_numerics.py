@@ -54,12 +54,15 @@ def test_the_preview_is_a_copy_of_the_schedule_advanced_period_by_period():
 
 
 def test_the_whole_body_qp_is_the_one_mink_and_qpsolvers_solve():
+    """Standing, walking, then turning while lowering the pelvis: the QP assembled in place
+    (residual rows, constant posture and limit rows) is the one mink builds, to the bit."""
     sim = robot_in_room(BalancedController())
-    row = np.concatenate([home_upper_pose(), [contract.DEFAULT_BASE_HEIGHT, 0.2, 0.0, 0.0, 0.0]])
     ik = sim.controller.ik
-    for k in range(60):
-        sim.step(contract.decode(row))
-        if k % 20 == 19:
+    for k in range(90):
+        walk = (0.2, 0.05, 0.0, 0.0) if 10 <= k < 50 else (0.0, 0.0, 0.5, 0.6) if k >= 50 else (0.0,) * 4
+        height = contract.DEFAULT_BASE_HEIGHT - (0.04 if k >= 50 else 0.0)
+        sim.step(contract.decode(np.concatenate([home_upper_pose(), [height, *walk]])))
+        if k % 6 == 5:
             problem = mink.build_ik(ik.cfg, ik.tasks, DT, ik.damping, ik.limits, [ik.freeze])
             expected = qpsolvers.solve_problem(problem, solver="daqp").x
             assert ik._qp().tobytes() == expected.tobytes()
