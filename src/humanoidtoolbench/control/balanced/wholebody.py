@@ -36,6 +36,12 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
 
 
+def _place(target: np.ndarray, yaw: float, position) -> None:
+    """A task's target pose (wxyz_xyz), in place: heading `yaw` at `position`."""
+    target[:4] = heading(yaw).wxyz
+    target[4:] = position
+
+
 def heading(yaw: float) -> mink.SO3:
     """The rotation by `yaw` about the vertical (a foot or the pelvis upright): feet keep their
     heading for many steps, so most targets reuse one."""
@@ -83,6 +89,10 @@ class WholeBodyIK:
         self.freeze = mink.DofFreezingTask(model, dof_indices=hand_arm_waist)
         self.limits = [mink.ConfigurationLimit(model, gain=0.95)]
         self.tasks = [*self.feet.values(), self.com, self.pelvis, self.posture]
+        for task in (*self.feet.values(), self.pelvis):  # targets `solve` writes in place
+            task.set_target(mink.SE3.identity())
+        self.com.set_target(np.zeros(3))
+        self._pelvis = model.body(PELVIS).id
         self.damping = w.damping
         # The QP's constraint rows: the limits (one-sided, their rows constant) above the frozen
         # joints (equalities, their error always zero).
@@ -119,19 +129,21 @@ class WholeBodyIK:
         return self.cfg.get_transform_frame_to_world(FEET[side], "body")
 
     def solve(self, upper: np.ndarray, feet: dict, com_xy, pelvis_z: float, pelvis_yaw: float, dt: float) -> np.ndarray:
-        """One QP step of the control robot towards the targets (upper-body joints set to `upper`);
-        returns its configuration and keeps the step's joint velocity in `velocity`."""
-        q = self.cfg.q.copy()
-        q[self.slot_qpos] = upper
-        self.cfg.update(q)
-        for side, pose in feet.items():
-            self.feet[side].set_target(pose)
-        self.com.set_target(np.array([com_xy[0], com_xy[1], 0.0]))
+        """One QP step of the control robot towards the targets (upper-body joints set to `upper`;
+        each foot's a heading and a position); returns its configuration and keeps the step's
+        joint velocity in `velocity`. The targets are written into the tasks' own poses."""
+        d = self.cfg.data
+        d.qpos[self.slot_qpos] = upper
+        self.cfg.update()
+        for side, (yaw, position) in feet.items():
+            _place(self.feet[side].transform_target_to_world.wxyz_xyz, yaw, position)
+        target = self.com.target_com
+        target[0], target[1], target[2] = com_xy[0], com_xy[1], 0.0
         # mink measures a frame's error in the frame itself (an SE(3) log), so the target sits over the
         # pelvis: one at the world's origin would mix the pelvis's distance from it into the height and
         # attitude errors of a slightly tilted pelvis.
-        xy = self.cfg.get_transform_frame_to_world(PELVIS, "body").translation()[:2]
-        self.pelvis.set_target(mink.SE3.from_rotation_and_translation(heading(pelvis_yaw), np.array([xy[0], xy[1], pelvis_z])))
+        xy = d.xpos[self._pelvis]
+        _place(self.pelvis.transform_target_to_world.wxyz_xyz, pelvis_yaw, (xy[0], xy[1], pelvis_z))
         step = self._qp()
         # Infeasible limits this step (a joint pushed past its range): hold still.
         self.velocity = np.zeros(self.model.nv) if step is None else step / dt
