@@ -268,7 +268,7 @@ class BalancedController(FloatingBaseController[Command]):
         upper_now = upper + off - clip(off, -UPPER_TOLERANCE, UPPER_TOLERANCE)
         q = self.ik.solve(upper_now, self._foot_targets(), self.com.position, self.ground + self.height, sch.heading(), dt)
 
-        torques = self.ff.torques(q, share, cop, self.com.acceleration, self.ground, loads)
+        torques = self.ff.torques(self.ik.cfg.data, share, cop, self.com.acceleration, self.ground, loads)
         tau = torques[self._ik_leg_dof]
         damping = self._leg_kd * self.ik.velocity[self._ik_leg_dof]
         if sch.phase == "single":  # a swinging leg's damping lead: a share of the full one, walking backwards

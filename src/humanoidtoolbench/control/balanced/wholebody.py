@@ -213,7 +213,6 @@ class StaticFeedforward:
 
     def __init__(self, model: mujoco.MjModel) -> None:
         self.model = model
-        self.data = mujoco.MjData(model)
         self.bodies = {s: model.body(FEET[s]).id for s in ("left", "right")}
         self.wrists = {s: model.body(f"{s}_wrist_yaw_link").id for s in ("left", "right")}
         self._jacp = np.zeros((3, model.nv))
@@ -221,12 +220,10 @@ class StaticFeedforward:
         self._bias = np.zeros(model.nv)
         self.mass = float(model.body_subtreemass[1])
 
-    def torques(self, q: np.ndarray, share: dict, cop: dict, com_acc=(0.0, 0.0), ground: float = 0.0, loads=()) -> np.ndarray:
-        m, d = self.model, self.data
-        d.qpos[:] = q
-        d.qvel[:] = 0.0
-        mujoco.mj_kinematics(m, d)
-        mujoco.mj_comPos(m, d)
+    def torques(self, d: mujoco.MjData, share: dict, cop: dict, com_acc=(0.0, 0.0), ground: float = 0.0, loads=()) -> np.ndarray:
+        """At the pose of `d` (the robot's data, its kinematics and mj_comPos computed there, at
+        rest: the control robot's, as `WholeBodyIK.solve` leaves it)."""
+        m = self.model
         mujoco.mj_rne(m, d, 0, self._bias)
         tau = self._bias.copy()
         # The floor pushes back the robot's weight and accelerates its CoM as planned.
