@@ -5,9 +5,11 @@ from __future__ import annotations
 import copy
 
 import mink
+import mujoco
 import numpy as np
 import qpsolvers
 
+from humanoidtoolbench.control.balanced.armload import Load
 from humanoidtoolbench.control.balanced.balanced import BalancedController
 from humanoidtoolbench.control.balanced.footsteps import Schedule, Timing
 from humanoidtoolbench.control.balanced.wholebody import cross, heading
@@ -54,12 +56,15 @@ def test_the_preview_is_a_copy_of_the_schedule_advanced_period_by_period():
 
 
 def test_the_whole_body_qp_is_the_one_mink_and_qpsolvers_solve():
+    """Standing, walking, then turning while lowering the pelvis: the QP assembled in place
+    (residual rows, constant posture and limit rows) is the one mink builds, to the bit."""
     sim = robot_in_room(BalancedController())
-    row = np.concatenate([home_upper_pose(), [contract.DEFAULT_BASE_HEIGHT, 0.2, 0.0, 0.0, 0.0]])
     ik = sim.controller.ik
-    for k in range(60):
-        sim.step(contract.decode(row))
-        if k % 20 == 19:
+    for k in range(90):
+        walk = (0.2, 0.05, 0.0, 0.0) if 10 <= k < 50 else (0.0, 0.0, 0.5, 0.6) if k >= 50 else (0.0,) * 4
+        height = contract.DEFAULT_BASE_HEIGHT - (0.04 if k >= 50 else 0.0)
+        sim.step(contract.decode(np.concatenate([home_upper_pose(), [height, *walk]])))
+        if k % 6 == 5:
             problem = mink.build_ik(ik.cfg, ik.tasks, DT, ik.damping, ik.limits, [ik.freeze])
             expected = qpsolvers.solve_problem(problem, solver="daqp").x
             assert ik._qp().tobytes() == expected.tobytes()
@@ -72,3 +77,27 @@ def test_the_cross_product_and_heading_are_numpys_and_minks():
         assert cross(a, b).tobytes() == np.cross(a, b).tobytes()
     for yaw in (0.0, -0.0, 0.3, -2.9, np.float64(1.1)):
         assert heading(yaw).wxyz.tobytes() == mink.SO3.from_rpy_radians(0.0, 0.0, yaw).wxyz.tobytes()
+
+
+def reference_torques(ff, q, share, cop, com_acc, ground, loads):
+    """The feedforward on a data of its own, its kinematics computed afresh at q and at rest."""
+    data = mujoco.MjData(ff.model)
+    data.qpos[:] = q
+    mujoco.mj_kinematics(ff.model, data)
+    mujoco.mj_comPos(ff.model, data)
+    return ff.torques(data, share, cop, com_acc, ground, loads)
+
+
+def test_the_feedforward_on_the_control_robots_data_is_the_one_computed_afresh():
+    sim = robot_in_room(BalancedController())
+    c = sim.controller
+    rng = np.random.default_rng(1)
+    loads = (Load(side="left", force=np.array([3.0, -1.0, -20.0]), torque=np.array([0.1, 0.2, -0.3])),)
+    for k in range(40):
+        row = np.concatenate([home_upper_pose(), [contract.DEFAULT_BASE_HEIGHT, 0.2 if k >= 10 else 0.0, 0.0, 0.0, 0.0]])
+        sim.step(contract.decode(row))
+        share = {"left": float(rng.uniform()), "right": 0.0 if k % 3 == 0 else 0.4}
+        cop = {s: rng.normal(size=2) * 0.1 for s in ("left", "right")}
+        args = (share, cop, (0.3, -0.2), 0.01, loads if k % 2 else ())
+        got = c.ff.torques(c.ik.cfg.data, *args)
+        assert got.tobytes() == reference_torques(c.ff, c.ik.q, *args).tobytes()

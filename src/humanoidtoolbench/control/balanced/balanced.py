@@ -58,7 +58,6 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-import mink
 import mujoco
 import numpy as np
 
@@ -70,7 +69,7 @@ from ..legs import FOOT_Y, leg_ik
 from .armload import ArmLoads, Lean
 from .footsteps import SIDES, Schedule, Timing, clip, other, rot, support_point, swing_zmp_shift, wrap
 from .preview import G, PreviewCoM
-from .wholebody import FEET, StaticFeedforward, WholeBodyIK, heading
+from .wholebody import FEET, StaticFeedforward, WholeBodyIK
 
 SOLE_DROP = 0.035  # m: the ankle-roll origin above the floor when the foot is flat
 UPPER_TOLERANCE = 0.05  # rad
@@ -269,7 +268,7 @@ class BalancedController(FloatingBaseController[Command]):
         upper_now = upper + off - clip(off, -UPPER_TOLERANCE, UPPER_TOLERANCE)
         q = self.ik.solve(upper_now, self._foot_targets(), self.com.position, self.ground + self.height, sch.heading(), dt)
 
-        torques = self.ff.torques(q, share, cop, self.com.acceleration, self.ground, loads)
+        torques = self.ff.torques(self.ik.cfg.data, share, cop, self.com.acceleration, self.ground, loads)
         tau = torques[self._ik_leg_dof]
         damping = self._leg_kd * self.ik.velocity[self._ik_leg_dof]
         if sch.phase == "single":  # a swinging leg's damping lead: a share of the full one, walking backwards
@@ -394,12 +393,11 @@ class BalancedController(FloatingBaseController[Command]):
         return (cmd.vx, cmd.vy, rate)
 
     def _foot_targets(self) -> dict:
+        """Each foot's target for the control robot: its heading and its ankle's position."""
         out = {}
         for side in SIDES:
             pose, lift = self.schedule.foot(side)
-            out[side] = mink.SE3.from_rotation_and_translation(
-                heading(pose[2]), np.array([pose[0], pose[1], self.ground + SOLE_DROP + lift])
-            )
+            out[side] = (pose[2], (pose[0], pose[1], self.ground + SOLE_DROP + lift))
         return out
 
     def _distribute(self, zmp: np.ndarray) -> tuple[dict, dict]:

@@ -18,6 +18,7 @@ import daqp
 import mink
 import mujoco
 import numpy as np
+from mink.lie import _lie_ops_c as lie
 
 from ...robot.joints import LEG_JOINTS, PELVIS
 from ..contracts.decoupled_v1 import JOINT_SLOTS
@@ -33,6 +34,12 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a0, a1, a2 = a.tolist()
     b0, b1, b2 = b.tolist()
     return np.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
+
+
+def _place(target: np.ndarray, yaw: float, position) -> None:
+    """A task's target pose (wxyz_xyz), in place: heading `yaw` at `position`."""
+    target[:4] = heading(yaw).wxyz
+    target[4:] = position
 
 
 def heading(yaw: float) -> mink.SO3:
@@ -82,15 +89,31 @@ class WholeBodyIK:
         self.freeze = mink.DofFreezingTask(model, dof_indices=hand_arm_waist)
         self.limits = [mink.ConfigurationLimit(model, gain=0.95)]
         self.tasks = [*self.feet.values(), self.com, self.pelvis, self.posture]
+        for task in (*self.feet.values(), self.pelvis):  # targets `solve` writes in place
+            task.set_target(mink.SE3.identity())
+        self.com.set_target(np.zeros(3))
+        self._pelvis = model.body(PELVIS).id
         self.damping = w.damping
-        # The QP's constraint rows: the limits (one-sided) above the frozen joints (equalities).
-        frozen = self.freeze.compute_jacobian(self.cfg)
-        rows = len(self.limits[0].compute_qp_inequalities(self.cfg, 0.0).h)
-        self._constraints = np.vstack([np.zeros((rows, model.nv)), frozen])
+        # The QP's constraint rows: the limits (one-sided, their rows constant) above the frozen
+        # joints (equalities, their error always zero).
+        limit = self.limits[0].compute_qp_inequalities(self.cfg, 0.0)
+        rows = len(limit.h)
+        self._constraints = np.vstack([limit.G, self.freeze.compute_jacobian(self.cfg)])
         self._upper = np.empty(len(self._constraints))
+        self._upper[rows:] = -self.freeze.gain * self.freeze.compute_error(self.cfg)
         self._lower = np.full(len(self._constraints), UNBOUNDED)
         self._sense = np.zeros(len(self._constraints), dtype=c_int)
         self._sense[rows:] = EQUALITY
+        self._limit_rows = rows
+        self._delta = np.empty((2, model.nv))  # to the upper limits, from the lower ones
+        # The objective's stacked residual: feet, CoM, pelvis, then the posture rows, which are constant.
+        frames = [*self.feet.values(), self.pelvis]
+        self._frames = [(t, model.body(t.frame_name).id, 6 * i if i < 2 else 15) for i, t in enumerate(frames)]
+        self._W = np.zeros((21 + model.nv, model.nv))
+        self._e = np.zeros(21 + model.nv)
+        self._W[21:] = self.posture.cost[:, None] * self.posture.compute_jacobian(self.cfg)
+        self._jac = np.empty((6, model.nv))
+        self._posture_error = np.empty(model.nv)
 
     @property
     def q(self) -> np.ndarray:
@@ -106,19 +129,21 @@ class WholeBodyIK:
         return self.cfg.get_transform_frame_to_world(FEET[side], "body")
 
     def solve(self, upper: np.ndarray, feet: dict, com_xy, pelvis_z: float, pelvis_yaw: float, dt: float) -> np.ndarray:
-        """One QP step of the control robot towards the targets (upper-body joints set to `upper`);
-        returns its configuration and keeps the step's joint velocity in `velocity`."""
-        q = self.cfg.q.copy()
-        q[self.slot_qpos] = upper
-        self.cfg.update(q)
-        for side, pose in feet.items():
-            self.feet[side].set_target(pose)
-        self.com.set_target(np.array([com_xy[0], com_xy[1], 0.0]))
+        """One QP step of the control robot towards the targets (upper-body joints set to `upper`;
+        each foot's a heading and a position); returns its configuration and keeps the step's
+        joint velocity in `velocity`. The targets are written into the tasks' own poses."""
+        d = self.cfg.data
+        d.qpos[self.slot_qpos] = upper
+        self.cfg.update()
+        for side, (yaw, position) in feet.items():
+            _place(self.feet[side].transform_target_to_world.wxyz_xyz, yaw, position)
+        target = self.com.target_com
+        target[0], target[1], target[2] = com_xy[0], com_xy[1], 0.0
         # mink measures a frame's error in the frame itself (an SE(3) log), so the target sits over the
         # pelvis: one at the world's origin would mix the pelvis's distance from it into the height and
         # attitude errors of a slightly tilted pelvis.
-        xy = self.cfg.get_transform_frame_to_world(PELVIS, "body").translation()[:2]
-        self.pelvis.set_target(mink.SE3.from_rotation_and_translation(heading(pelvis_yaw), np.array([xy[0], xy[1], pelvis_z])))
+        xy = d.xpos[self._pelvis]
+        _place(self.pelvis.transform_target_to_world.wxyz_xyz, pelvis_yaw, (xy[0], xy[1], pelvis_z))
         step = self._qp()
         # Infeasible limits this step (a joint pushed past its range): hold still.
         self.velocity = np.zeros(self.model.nv) if step is None else step / dt
@@ -131,26 +156,50 @@ class WholeBodyIK:
         The same objective, limits, equality rows and solver call as mink's `build_ik` and
         qpsolvers' daqp interface build, so the same bits, without their per-call objects:
         the tasks' weighted residuals stacked (H = W'W plus the damping on its diagonal,
-        c = -e'W), the configuration limits' rows then the frozen joints' as equalities."""
-        cfg, nv = self.cfg, self.model.nv
-        cfg.check_limits(safety_break=False)
-        weighted, errors, mu = [], [], 0.0
-        for task in self.tasks:
-            jacobian, error, lm = task.compute_qp_residual(cfg)
-            weighted.append(jacobian)
-            errors.append(error)
-            mu += lm
-        W = np.vstack(weighted)
+        c = -e'W) in place, each task's the operations its `compute_qp_residual` takes; the
+        configuration limits' rows then the frozen joints' as equalities. (mink's limit check
+        before it only logs.)"""
+        m, d, nv = self.model, self.cfg.data, self.model.nv
+        W, e, jac = self._W, self._e, self._jac
+        (left, right, pelvis), com = self._frames, self.com
+        mu = 0.0 + self._frame_residual(*left)
+        mu += self._frame_residual(*right)
+        mujoco.mj_jacSubtreeCom(m, d, jac[:3], 1)  # ComTask
+        mu += self._residual(com, d.subtree_com[1] - com.target_com, jac[:3], 12)
+        mu += self._frame_residual(*pelvis)
+        posture = self.posture  # PostureTask: its weighted Jacobian is constant
+        mujoco.mj_differentiatePos(m, self._posture_error, 1.0, posture.target_q, d.qpos)
+        weighted = posture.cost * (-posture.gain * self._posture_error)
+        e[21:] = weighted
+        mu += posture.lm_damping * float(weighted @ weighted)
         H = W.T @ W
-        c = -(np.concatenate(errors) @ W)
+        c = -(e @ W)
         H.flat[:: nv + 1] += self.damping + mu
-        limit = self.limits[0].compute_qp_inequalities(cfg, 0.0)
-        rows = len(limit.h)
-        self._constraints[:rows] = limit.G
-        self._upper[:rows] = limit.h
-        self._upper[rows:] = -self.freeze.gain * self.freeze.compute_error(cfg)
+        limit, rows, delta = self.limits[0], self._limit_rows, self._delta
+        mujoco.mj_differentiatePos(m, delta[0], 1.0, d.qpos, limit.upper)
+        mujoco.mj_differentiatePos(m, delta[1], 1.0, limit.lower, d.qpos)
+        self._upper[: rows // 2] = limit.gain * delta[0][limit.indices]
+        self._upper[rows // 2 : rows] = limit.gain * delta[1][limit.indices]
         x, _, exitflag, _ = daqp.solve(H, c, self._constraints, self._upper, self._lower, self._sense, primal_start=None)
         return x if exitflag > 0 else None
+
+    def _frame_residual(self, task: mink.FrameTask, body: int, row: int) -> float:
+        """A FrameTask's rows, its error and Jacobian from one frame transform as mink takes them."""
+        m, d, jac = self.model, self.cfg.data, self._jac
+        frame = lie.xmat_xpos_to_wxyz_xyz(d.xmat[body], d.xpos[body])
+        mujoco.mj_jacBody(m, d, jac[:3], jac[3:], body)
+        local = lie.se3_rotation_adjoint_from_xmat(d.xmat[body]) @ jac
+        target = task.transform_target_to_world.wxyz_xyz
+        error = lie.se3_rminus(target, frame)
+        jacobian = -lie.se3_jlog(lie.se3_inverse_multiply(target, frame)) @ local
+        return self._residual(task, error, jacobian, row)
+
+    def _residual(self, task: mink.Task, error: np.ndarray, jacobian: np.ndarray, row: int) -> float:
+        """A task's rows of the stacked residual, as mink's `_weighted_residual`; returns its LM term."""
+        weighted = task.cost * (-task.gain * error)
+        self._e[row : row + len(weighted)] = weighted
+        np.multiply(task.cost[:, None], jacobian, out=self._W[row : row + len(weighted)])
+        return task.lm_damping * float(weighted @ weighted)
 
 
 class StaticFeedforward:
@@ -164,7 +213,6 @@ class StaticFeedforward:
 
     def __init__(self, model: mujoco.MjModel) -> None:
         self.model = model
-        self.data = mujoco.MjData(model)
         self.bodies = {s: model.body(FEET[s]).id for s in ("left", "right")}
         self.wrists = {s: model.body(f"{s}_wrist_yaw_link").id for s in ("left", "right")}
         self._jacp = np.zeros((3, model.nv))
@@ -172,12 +220,10 @@ class StaticFeedforward:
         self._bias = np.zeros(model.nv)
         self.mass = float(model.body_subtreemass[1])
 
-    def torques(self, q: np.ndarray, share: dict, cop: dict, com_acc=(0.0, 0.0), ground: float = 0.0, loads=()) -> np.ndarray:
-        m, d = self.model, self.data
-        d.qpos[:] = q
-        d.qvel[:] = 0.0
-        mujoco.mj_kinematics(m, d)
-        mujoco.mj_comPos(m, d)
+    def torques(self, d: mujoco.MjData, share: dict, cop: dict, com_acc=(0.0, 0.0), ground: float = 0.0, loads=()) -> np.ndarray:
+        """At the pose of `d` (the robot's data, its kinematics and mj_comPos computed there, at
+        rest: the control robot's, as `WholeBodyIK.solve` leaves it)."""
+        m = self.model
         mujoco.mj_rne(m, d, 0, self._bias)
         tau = self._bias.copy()
         # The floor pushes back the robot's weight and accelerates its CoM as planned.
