@@ -1,6 +1,6 @@
 """Train a PPO baseline on one Fiatlux environment with RSL-RL, on CPU, for a bounded number of steps.
 
-    python -m humanoidtoolbench.learning.ppo FIATLUX-Climb-v0 --steps 200000 --output ppo-climb
+    python -m humanoidtoolbench.learning.ppo ENV_ID --steps 200000 --output ppo-run
 
 The environments are `learning.vecenv`'s (state vectors, no camera); every
 setting of the run is `TrainConfig` and lands in the checkpoint's
@@ -12,7 +12,7 @@ configuration. The output directory holds:
                                                episodes that ended in it (and the losses), plotted
     rsl_rl/                                    RSL-RL's own training state (model_ITER.pt), to resume from
 
-Score the checkpoint like any model: `htb-eval FIATLUX-Climb-v0 --model DIR`
+Score the checkpoint like any model: `htb-eval ENV_ID --model DIR`
 (with `--obs-mode privileged` for a policy trained in that mode). Training
 seeds layouts from `--layout-start` (default 1000), away from the
 evaluation's seeds 0-3; torch and the environments are seeded by `--seed`.
@@ -141,7 +141,7 @@ def train(config: TrainConfig, output: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m humanoidtoolbench.learning.ppo", description=__doc__.splitlines()[0])
-    p.add_argument("env", help="a Fiatlux environment ID, e.g. FIATLUX-Climb-v0 or FIATLUX-S02-ClimbLadder-v0")
+    p.add_argument("env", help="the environment ID to train on (the batched environments name what they train)")
     p.add_argument("--steps", type=int, required=True, help="environment steps in all (rounded up to whole iterations)")
     p.add_argument("--output", required=True, help="the run's directory")
     defaults = TrainConfig("", 0)
@@ -152,20 +152,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--init-std", type=float, default=defaults.init_std, help=f"initial action noise (default {defaults.init_std})")
     args = p.parse_args(argv)
     try:
-        from ..suites.fiatlux.suite import SUITE
+        from .vecenv import trainable_env_id
 
-        if SUITE.parse(args.env) is None:
-            raise ValueError(f"{args.env} is not a Fiatlux environment ID")
+        env_id = trainable_env_id(args.env)
         if args.steps < 1 or args.num_envs < 1 or args.steps_per_env < 1 or args.layouts < 1:
             raise ValueError("--steps, --num-envs, --steps-per-env and --layouts must be at least 1")
-        import rsl_rl  # noqa: F401
     except ImportError as exc:
         print(f"ppo: needs the rl extra ({exc.name} is not installed): pip install \"humanoidtoolbench[rl]\"", file=sys.stderr)
         return 2
     except ValueError as exc:
         print(f"ppo: {exc}", file=sys.stderr)
         return 2
-    config = replace(TrainConfig(SUITE.parse(args.env).env_id, args.steps), **{
+    config = replace(TrainConfig(env_id, args.steps), **{
         k: getattr(args, k) for k in ("num_envs", "steps_per_env", "seed", "layouts", "layout_start", "obs_mode", "init_std")})
     summary = train(config, Path(args.output))
     print(f"ppo: {summary['steps']} steps in {summary['iterations']} iterations; mean episode return "

@@ -33,6 +33,16 @@ def policy_keys(env: FiatluxEnv) -> list[str]:
     return [k for k in POLICY_KEYS if k in env.observation_space.spaces]
 
 
+def trainable_env_id(text: str) -> str:
+    """The Gymnasium ID of the condition `text` names (full ID or short key), if these environments train it."""
+    from ..suites.fiatlux.suite import SUITE
+
+    condition = SUITE.parse(text)
+    if condition is None:
+        raise ValueError(f"{text} is not a Fiatlux environment ID")
+    return condition.env_id
+
+
 class FiatluxVecEnv(VecEnv):
     def __init__(self, env_id: str, num_envs: int, seed: int = 0, obs_mode: str = "standard",
                  layouts: int | None = None, layout_start: int = 0, device: str = "cpu") -> None:
