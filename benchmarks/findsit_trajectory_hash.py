@@ -18,7 +18,7 @@ import json
 
 import humanoidtoolbench  # noqa: F401  (headless GL before MuJoCo loads)
 
-from humanoidtoolbench.control.contract import get as get_contract
+from humanoidtoolbench.control.contracts import get as get_contract
 from humanoidtoolbench.policies.reply import EPISODE_SEED_KEY
 from humanoidtoolbench.sim.render import CameraRenderer
 from humanoidtoolbench.suites.findsit.policies import oracle

@@ -194,7 +194,7 @@ def run_plan(ep, plan, steps: int, each=None):
     """Drive `ep` with the Fiatlux expert's machinery running `plan(ctx)`; stops at a fall."""
     from humanoidtoolbench.suites.fiatlux.expert import CHUNK
     from humanoidtoolbench.suites.fiatlux.expert.common import context, observe
-    from humanoidtoolbench.suites.toolbench.expert.skills import PlanFollower
+    from humanoidtoolbench.planning.skills import PlanFollower
 
     class Follower(PlanFollower):
         def observe(self, request):
@@ -270,7 +270,7 @@ def arm_torques(ep, contacts: dict) -> list[dict]:
 def robot_part(seeds=(0, 1, 2)) -> dict:
     from humanoidtoolbench.suites.fiatlux.expert import ladder
     from humanoidtoolbench.suites.fiatlux.expert.navigate import ENGAGE
-    from humanoidtoolbench.suites.toolbench.expert.skills import wait
+    from humanoidtoolbench.planning.skills import wait
 
     out = {"lift": {}, "walk_back_unloaded": {}}
     for seed in seeds:

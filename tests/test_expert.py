@@ -12,8 +12,9 @@ from humanoidtoolbench.policies.reply import EPISODE_SEED_KEY
 from humanoidtoolbench.robot.joints import BY_NAME
 from humanoidtoolbench.suites.toolbench.episode import TaskEpisode
 from humanoidtoolbench.suites.toolbench.expert import Expert
-from humanoidtoolbench.suites.toolbench.expert.kinematics import Kinematics
-from humanoidtoolbench.suites.toolbench.expert.skills import Context, Observation
+from humanoidtoolbench.planning.kinematics import Kinematics
+from humanoidtoolbench.planning.skills import Context, Observation
+from humanoidtoolbench.suites.toolbench.expert.skills import bench_context
 from humanoidtoolbench.suites.toolbench.registry import parse
 from humanoidtoolbench.suites.toolbench.suite import request
 
@@ -121,20 +122,20 @@ def test_zero_baseline_answers_a_chunk_of_zero_actions():
 
 
 def test_the_privileged_state_names_the_controller_and_the_expert_plans_for_it():
-    from humanoidtoolbench.suites.toolbench.expert.caution import ASSISTED, CAUTIONS
+    from humanoidtoolbench.planning.skills import walk_speed
+    from humanoidtoolbench.suites.toolbench.expert.caution import CAUTIONS
     from humanoidtoolbench.suites.toolbench.expert.geometry import ARM_FLOOR
-    from humanoidtoolbench.suites.toolbench.expert.skills import Context, Observation, walk_speed
 
     episode = TaskEpisode(parse("G1BallMove-L0-S"), 10000)
     episode.reset()
     world = episode.privileged()
     assert world["controller"] == "assisted"
     state = episode.state()
-    ctx = Context(Expert().kin, Observation(state, world))
+    ctx = bench_context(Expert().kin, Observation(state, world))
     # the assisted plans are the published ones: full speed, no back-away, elbow just above the bench
-    assert ctx.caution is ASSISTED and walk_speed(ctx) == 0.25 and ctx.caution.arm_floor == ARM_FLOOR
+    assert ctx.caution is CAUTIONS["assisted"] and walk_speed(ctx) == 0.25 and ctx.caution.arm_floor == ARM_FLOOR
     assert ctx.caution.clear_bench == 0.0 and ctx.caution.stand_back == 0.0
-    balanced = Context(Expert().kin, Observation(state, dict(world, controller="balanced")))
+    balanced = bench_context(Expert().kin, Observation(state, dict(world, controller="balanced")))
     assert balanced.caution is CAUTIONS["balanced"]
     assert walk_speed(balanced) < 0.25 and balanced.caution.arm_floor > ARM_FLOOR
     balanced.carrying = True  # slower still with the tool in hand
@@ -142,13 +143,13 @@ def test_the_privileged_state_names_the_controller_and_the_expert_plans_for_it()
 
 
 def test_under_balanced_the_expert_backs_away_from_the_bench_before_moving_along_it():
-    from humanoidtoolbench.suites.toolbench.expert.skills import Context, Observation, go_to_bench
+    from humanoidtoolbench.suites.toolbench.expert.skills import go_to_bench
 
     episode = TaskEpisode(parse("G1BallMove-L0-S"), 10000)
     episode.reset()
     world = dict(episode.privileged(), controller="balanced")
     world["base"] = np.array([0.3, 0.5, 0.74, -np.pi / 2])
-    ctx = Context(Expert().kin, Observation(episode.state(), world))
+    ctx = bench_context(Expert().kin, Observation(episode.state(), world))
     steps = go_to_bench(ctx, (-0.3, 0.5))
     next(steps)
     vx, vy = ctx.cmd[32:34]
@@ -159,13 +160,13 @@ def test_under_balanced_the_expert_backs_away_from_the_bench_before_moving_along
 def test_under_balanced_a_robot_already_clear_of_the_bench_walks_along_it_without_backing_further():
     """A walk starting further back than the back-away (from the start, or after backing away while
     a struck ball rolled) goes along the bench at once: backing off again only cost time."""
-    from humanoidtoolbench.suites.toolbench.expert.skills import Context, Observation, go_to_bench
+    from humanoidtoolbench.suites.toolbench.expert.skills import go_to_bench
 
     episode = TaskEpisode(parse("G1BallMove-L0-S"), 10000)
     episode.reset()
     world = dict(episode.privileged(), controller="balanced")
     world["base"] = np.array([0.3, 0.65, 0.74, -np.pi / 2])  # 0.15 m behind the goal, beyond the 0.1 m back-away
-    ctx = Context(Expert().kin, Observation(episode.state(), world))
+    ctx = bench_context(Expert().kin, Observation(episode.state(), world))
     steps = go_to_bench(ctx, (-0.3, 0.5))
     next(steps)
     vx, vy = ctx.cmd[32:34]
@@ -177,15 +178,27 @@ def test_under_balanced_a_robot_already_clear_of_the_bench_walks_along_it_withou
 def test_the_heading_flag_drops_while_standing_only_where_the_caution_asks(controller, flag_while_standing):
     """On balanced an engaged heading makes the robot step to hold it; the expert engages it only to walk."""
     world = {"controller": controller, "base": np.zeros(4)}
-    ctx = Context(Kinematics(), Observation(np.zeros(32), world))
+    ctx = bench_context(Kinematics(), Observation(np.zeros(32), world))
     assert ctx.row()[34] == flag_while_standing
     ctx.cmd[32] = 0.1
     assert ctx.row()[34] == 1.0
 
 
+def test_the_caution_table_has_a_row_for_each_controller_of_the_suite_and_refuses_any_other():
+    """A controller without a row is an error naming it and the rows there are, never the assisted plans."""
+    from humanoidtoolbench.planning.caution import NoCaution
+    from humanoidtoolbench.suites.toolbench.expert.caution import CAUTIONS
+    from humanoidtoolbench.suites.toolbench.suite import SUITE
+
+    assert set(CAUTIONS) == set(SUITE.controllers)
+    for controller in ("servo", None):
+        with pytest.raises(NoCaution, match=rf"^no caution for controller {controller!r}; the expert declares assisted, balanced$"):
+            bare_context(controller)
+
+
 def bare_context(controller: str) -> Context:
     """A planning context for `controller` with the robot at the origin and every joint at zero."""
-    return Context(Kinematics(), Observation(np.zeros(32), {"controller": controller, "base": np.zeros(4)}))
+    return bench_context(Kinematics(), Observation(np.zeros(32), {"controller": controller, "base": np.zeros(4)}))
 
 
 def test_a_strike_after_the_first_is_swung_faster_for_the_same_roll():

@@ -7,12 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from humanoidtoolbench.planning.caution import NoCaution
+from humanoidtoolbench.planning.kinematics import Kinematics
 from humanoidtoolbench.suites.fiatlux import SUITE
 from humanoidtoolbench.suites.fiatlux.expert import CHUNK, Expert
+from humanoidtoolbench.suites.fiatlux.expert.caution import CAUTIONS
 from humanoidtoolbench.suites.fiatlux.expert.common import context
 from humanoidtoolbench.suites.fiatlux.gates import GLASS_LIMIT
 from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY
-from humanoidtoolbench.suites.toolbench.expert.kinematics import Kinematics
 
 
 def run(key: str, seed: int, steps: int):
@@ -108,3 +110,11 @@ def test_the_expert_refuses_what_it_cannot_run_in_one_line(request_, message):
     with pytest.raises(RuntimeError, match=message) as err:
         Expert()(request_)
     assert "\n" not in str(err.value)
+
+
+def test_the_caution_table_names_controllers_of_the_suite_and_refuses_any_other():
+    """The expert's checks and its context read one table: a controller without a row is an error."""
+    assert set(CAUTIONS) == {"balanced"} <= set(SUITE.controllers)
+    world = {"controller": "servo", "joints": np.zeros(43), "base": np.zeros(4)}
+    with pytest.raises(NoCaution, match=r"^no caution for controller 'servo'; the expert declares balanced$"):
+        context(Kinematics(), world)

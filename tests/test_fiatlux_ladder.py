@@ -12,7 +12,7 @@ from humanoidtoolbench.suites.fiatlux import SUITE
 from humanoidtoolbench.suites.fiatlux.expert import CHUNK, ladder
 from humanoidtoolbench.suites.fiatlux.expert.common import context, observe
 from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY
-from humanoidtoolbench.suites.toolbench.expert.skills import PlanFollower, hold_still
+from humanoidtoolbench.planning.skills import PlanFollower, hold_still
 
 
 class Lifter(PlanFollower):

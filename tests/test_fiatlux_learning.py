@@ -152,7 +152,7 @@ def test_the_bag_and_the_summary_hold_the_same_reward_breakdown(tmp_path):
 
 def test_ppo_trains_briefly_and_htb_eval_scores_its_checkpoint(tmp_path):
     pytest.importorskip("rsl_rl")
-    from humanoidtoolbench.learning import ppo
+    from humanoidtoolbench.suites.fiatlux.learning import ppo
 
     out = tmp_path / "ppo"
     assert ppo.main([CLIMB.env_id, "--steps", "3000", "--num-envs", "2", "--steps-per-env", "50", "--layouts", "1",

@@ -15,7 +15,7 @@ from humanoidtoolbench.suites.fiatlux.expert import CHUNK, Expert
 from humanoidtoolbench.suites.fiatlux.expert import navigate as nav
 from humanoidtoolbench.suites.fiatlux.gates import BULB_APPROACH, LADDER_REACH
 from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY
-from humanoidtoolbench.suites.findsit.navgrid import Rect
+from humanoidtoolbench.planning.navgrid import Rect
 
 ROOM = (-4.5, -3.5, 4.5, 4.7)
 

@@ -89,7 +89,7 @@ def test_a_fall_ends_the_findsit_episode_as_fell():
 def test_the_oracle_routes_the_balanced_robot_around_the_clutter_on_the_floor():
     """Its knees and feet trip over baskets and stools the assisted robot's legs pass through."""
     from humanoidtoolbench.control.assisted.assisted import AssistedController
-    from humanoidtoolbench.suites.findsit.navgrid import NavGrid
+    from humanoidtoolbench.planning.navgrid import NavGrid
 
     seed = 41  # a start whose straight way crosses a basket
     paths = {}  # each controller's privileged route: its grid and path

@@ -28,7 +28,7 @@ from humanoidtoolbench.suites.findsit.apartments import (
     build_apartment,
     generator,
 )
-from humanoidtoolbench.suites.findsit.navgrid import RESOLUTION, ROBOT_RADIUS, VIEW_RADIUS, NavGrid, view_points
+from humanoidtoolbench.planning.navgrid import RESOLUTION, ROBOT_RADIUS, VIEW_RADIUS, NavGrid, view_points
 
 APARTMENTS = range(12)
 TOL = 1e-6

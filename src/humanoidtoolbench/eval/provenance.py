@@ -52,12 +52,13 @@ def _tree(root: Path) -> list[Path]:
 
 
 def _core(root: Path) -> list[Path]:
-    """The package less every suite package and less `learning` (optional training code that imports Fiatlux)."""
-    suites_dir, learning = root / "suites", root / "learning"
+    """The package less every suite package and less `planning` (the experts' shared code, which the
+    evaluator never imports: a suite's digest counts the modules of it its import graph reaches)."""
+    suites_dir, planning = root / "suites", root / "planning"
     return [
         p
         for p in _tree(root)
-        if (p.parent == suites_dir or not p.is_relative_to(suites_dir)) and not p.is_relative_to(learning)
+        if (p.parent == suites_dir or not p.is_relative_to(suites_dir)) and not p.is_relative_to(planning)
     ]
 
 
@@ -141,8 +142,9 @@ def _source_hashes(suite_module: str | None) -> tuple[tuple[str, str], ...]:
 def source_hashes(suite=None) -> dict[str, str]:
     """SHA-256 of every .py and .json file of the core and of all `suite`'s package imports, by relative path.
 
-    The import graph decides, so an edit to a module a suite borrows (Fiatlux uses the tool-use
-    expert) invalidates that suite's results, while a suite that imports nothing of it keeps its own.
+    The import graph decides, so an edit to a shared module (`planning.skills`, which the tool-use and
+    Fiatlux experts use) invalidates the results of the suites that import it, while a suite that
+    imports nothing of it keeps its own.
     """
     from .. import suites
 

@@ -34,7 +34,7 @@ FAMILIES = (
     Family("act", NATIVE_CONFIG, ("chunk_size", "dim_model"), "act", "ActConfig"),
     Family("dp", NATIVE_CONFIG, ("num_diffusion_iters", "action_chunk_size"), "dp", "DpConfig"),
     Family("lerobot", LEROBOT_CONFIG, ("type",), "lerobot", None),
-    # A state-based PPO actor trained on the Fiatlux environments (`learning.ppo`).
+    # A state-based PPO actor trained on the Fiatlux environments (`suites.fiatlux.learning.ppo`).
     Family("ppo", NATIVE_CONFIG, ("actor_hidden_dims", "observation_keys"), "ppo", None, "joint_position_v1", None),
 )
 BY_NAME = {f.name: f for f in FAMILIES}

@@ -1,4 +1,4 @@
-"""A PPO actor (`python -m humanoidtoolbench.learning.ppo`) as a `--model` policy: vectors in, joint targets out.
+"""A PPO actor (`python -m humanoidtoolbench.suites.fiatlux.learning.ppo`) as a `--model` policy: vectors in, joint targets out.
 
 The checkpoint is the native layout: `run/run_config.json` names the family
 by its model keys (`actor_hidden_dims`, `observation_keys`) and

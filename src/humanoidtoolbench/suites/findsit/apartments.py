@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .navgrid import NavGrid, Rect, view_points
+from ...planning.navgrid import NavGrid, Rect, view_points
 
 TARGET_CATEGORIES = ("bed", "chair", "couch", "potted_plant", "toilet", "tv")
 

@@ -32,10 +32,10 @@ from ...robot.joints import HOME_POSE
 from ...sim import look as looks
 from ...sim.simulation import Simulation, home_upper_pose
 from ..base import SUCCESS, Episode, StepResult, terminal_outcome
+from ...planning.navgrid import NavGrid, Rect
 from . import actions, metrics
 from .apartments import build_apartment
 from .contract import DISCRETE_SKILL_V1, SKILL_STEPS, STOP_ID
-from .navgrid import NavGrid, Rect
 from .scene import EGO_CAMERA, EGO_SIZE, build_scene
 
 STOPPED = "stopped"  # an active stop that does not meet the success rule

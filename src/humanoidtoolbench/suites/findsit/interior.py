@@ -19,9 +19,9 @@ import mujoco
 import numpy as np
 
 from ...sim.look import visual
+from ...planning.navgrid import Rect
 from .apartments import DOOR_HEIGHT, WALL_HEIGHT, WALL_THICKNESS, Apartment, Doorway, Room
 from .kit import FABRICS, PAINTS, WHITE, WOODS, Kit, frustum, pick, shade
-from .navgrid import Rect
 
 FLOOR_TOP = 0.002  # m: a room's floor finish over the ground plane
 RUG_TOP = 0.006

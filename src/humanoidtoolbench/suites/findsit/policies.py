@@ -18,8 +18,8 @@ import numpy as np
 from scipy import ndimage
 
 from ...policies.reply import EPISODE_SEED_KEY
+from ...planning.navgrid import RESOLUTION
 from . import actions
-from .navgrid import RESOLUTION
 from .planner import Decision, LanguageModelPlanner, Observation, RandomPlanner
 
 IMAGE_KEY = "rgb_ego"

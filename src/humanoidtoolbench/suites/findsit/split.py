@@ -36,8 +36,8 @@ import msgspec
 import numpy as np
 
 from ...record.files import write_bytes_atomic
+from ...planning.navgrid import ROBOT_RADIUS, NavGrid, Rect, view_points
 from .apartments import TARGET_CATEGORIES, Apartment, ApartmentError, build_apartment, generator
-from .navgrid import ROBOT_RADIUS, NavGrid, Rect, view_points
 
 SCHEMA = "htb_findsit_split_v1"
 FRAME = (

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...toolbench.expert.skills import Observation, PlanFollower
+from ....planning.skills import Observation, PlanFollower
+from .caution import CAUTIONS
 from .common import context, observe
 from . import dispose, grab, insert, ladder, navigate, remove
 
@@ -28,8 +29,8 @@ class Expert(PlanFollower):
         world = request.get("privileged")
         if world is None:
             raise RuntimeError("the Fiatlux expert needs privileged simulator state; run it in process with htb-eval --policy expert")
-        if world["controller"] != "balanced":
-            raise RuntimeError(f"the Fiatlux expert runs under --controller balanced only, not {world['controller']}")
+        if world["controller"] not in CAUTIONS:
+            raise RuntimeError(f"the Fiatlux expert runs under --controller {', '.join(CAUTIONS)} only, not {world['controller']}")
         if world["subtask"] not in PLANS:
             raise RuntimeError(f"the Fiatlux expert solves {', '.join(PLANS)}; not {world['subtask']}")
         return observe(world)

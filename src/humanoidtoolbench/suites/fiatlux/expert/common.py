@@ -1,6 +1,6 @@
-"""The tool-use expert's skills on the Fiatlux robot: its context built from Fiatlux's privileged state.
+"""The planning skills on the Fiatlux robot: their context built from Fiatlux's privileged state.
 
-The skills (`toolbench.expert.skills`) edit a `decoupled_v1` row and read a
+The skills (`planning.skills`) edit a `decoupled_v1` row and read a
 base pose and the 31 commanded joints; Fiatlux's privileged observation
 carries both (`FiatluxEpisode.privileged`), so the same arm inverse
 kinematics and glides drive this robot under the balanced controller.
@@ -15,8 +15,10 @@ import numpy as np
 
 from ....control.contracts.decoupled_v1 import DEFAULT_BASE_HEIGHT, JOINT_SLOTS, STATE_DIM
 from ....control.contracts.joint_position import JOINT_NAMES
-from ...toolbench.expert.kinematics import Kinematics, Reach
-from ...toolbench.expert.skills import Context, Observation, Steps, glide
+from ....planning.caution import caution_for
+from ....planning.kinematics import Kinematics, Reach
+from ....planning.skills import Context, Observation, Steps, glide
+from .caution import CAUTIONS
 
 SLOT_INDEX = np.array([JOINT_NAMES.index(n) for n in JOINT_SLOTS])
 UP = np.array([0.0, 0.0, 1.0])
@@ -31,7 +33,7 @@ def observe(world: dict) -> Observation:
 
 
 def context(kin: Kinematics, world: dict) -> Context:
-    ctx = Context(kin, observe(world))
+    ctx = Context(kin, observe(world), caution_for(CAUTIONS, world["controller"]))
     ctx.cmd[32:36] = 0.0  # stand where the subtask starts: no steps, no heading to hold
     return ctx
 

@@ -17,8 +17,8 @@ import math
 import numpy as np
 
 from .. import props
-from ...toolbench.expert.kinematics import Reach
-from ...toolbench.expert.skills import Context, Steps, glide, hold_still, wait
+from ....planning.kinematics import Reach
+from ....planning.skills import Context, Steps, glide, hold_still, wait
 from .common import UP, move, pose, yaw_of
 
 MARGIN = 0.06  # m: the bulb's centre this far inside the interior walls (its glass radius, 0.04, and more)

@@ -16,8 +16,8 @@ from typing import Callable, Generator
 import numpy as np
 
 from .. import props
-from ...toolbench.expert.kinematics import Reach
-from ...toolbench.expert.skills import Context, Steps, glide, hold_still, wait
+from ....planning.kinematics import Reach
+from ....planning.skills import Context, Steps, glide, hold_still, wait
 from ..episode import PINCH_CURL
 from .common import UP, heading_axes, move, pose
 

@@ -18,8 +18,8 @@ import math
 import numpy as np
 
 from .. import props
-from ...toolbench.expert.kinematics import Reach
-from ...toolbench.expert.skills import Context, Steps, glide, hold_still, wait
+from ....planning.kinematics import Reach
+from ....planning.skills import Context, Steps, glide, hold_still, wait
 from .common import heading_axes, move, pose
 from ..episode import GRIP_FINGERS
 from .grab import HEIGHT, LEAN, PALM

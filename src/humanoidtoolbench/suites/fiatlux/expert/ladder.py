@@ -18,8 +18,8 @@ import math
 import numpy as np
 
 from .. import props
-from ...toolbench.expert.kinematics import Reach
-from ...toolbench.expert.skills import Context, Steps, glide, hold_still, together, wait
+from ....planning.kinematics import Reach
+from ....planning.skills import Context, Steps, glide, hold_still, together, wait
 from .common import UP, move, pose
 from .navigate import ENGAGE, go, leg, settle
 

@@ -33,8 +33,8 @@ from scipy.sparse.csgraph import shortest_path
 from ....control.contracts.decoupled_v1 import JOINT_SLOTS
 from ....control.contracts.joint_position import JOINT_NAMES
 from ....robot.joints import LEG_JOINTS
-from ...findsit.navgrid import Rect
-from ...toolbench.expert.skills import Context, Steps, hold_still
+from ....planning.navgrid import Rect
+from ....planning.skills import Context, Steps, hold_still
 from ..episode import GRIP_FINGERS, GRIP_POSE, PINCH_CURL
 from ..gates import LADDER_REACH
 from .common import pose

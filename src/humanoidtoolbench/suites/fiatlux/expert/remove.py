@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...toolbench.expert.skills import Context, Steps, hold_still
+from ....planning.skills import Context, Steps, hold_still
 from .common import move
 from .grab import GRASP, pinch
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ....planning.skills import Observation, PlanFollower
 from .plans import plan_for
-from .skills import Context, Observation, PlanFollower
+from .skills import bench_context
 
 POLICY_NAME = "expert"
 PRIVILEGED = True
@@ -30,7 +31,7 @@ class Expert(PlanFollower):
         return Observation(np.asarray(request["state"]["states"], dtype=np.float64)[0], request["privileged"])
 
     def start(self, request: dict):
-        ctx = Context(self.kin, self.observe(request))
+        ctx = bench_context(self.kin, self.observe(request))
         return ctx, plan_for(ctx)
 
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ....planning.skills import CONTROL_DT, Context, Steps, hold_still, set_world_velocity, wait
 from .geometry import (
     BENCH_TOP, CONTACT, MAX_TIP_STEP, NEAREST_STAND, ROLL_DECELERATION, SETTLED_IN_RING, STOP_SHORT,
     TOOL_REACH, UP, flat, stand_for,
 )
 from .pick import pick, raise_arm
-from .skills import (
-    CONTROL_DT, Context, Steps, go_to_bench, hold_still, leave_bench, set_world_velocity, tool_reach, wait,
-)
+from .skills import go_to_bench, leave_bench, tool_reach
 
 TIP_Z = BENCH_TOP + 0.016  # the stick's tip skims the bench
 PUSH_SPEED = 0.10  # m/s

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ....planning.skills import Context, Steps, hold_still, set_world_velocity, wait
 from .geometry import (
     BALL_Z, CLOSEST_STAND, CONTACT, MAX_TIP_STEP, ROLL_DECELERATION, SETTLED_IN_RING, STOP_SHORT,
     TOOL_REACH, UP, flat, stand_for,
 )
 from .ball_move import STALL_STEPS, held_back
 from .pick import pick, raise_arm
-from .skills import Context, Steps, go_to_bench, hold_still, set_world_velocity, tool_reach, wait
+from .skills import go_to_bench, tool_reach
 
 HOOK_TILT = np.radians(25)  # the hook's shaft slopes down from the hand to the hook
 HOOK_BEYOND = 0.08  # the hook comes down this far beyond the ball

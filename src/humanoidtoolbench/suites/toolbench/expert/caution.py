@@ -1,4 +1,4 @@
-"""How careful the expert's plans are, per controller.
+"""How careful the tool-use expert's plans are, per controller: its rows of `planning.caution`.
 
 On `assisted` the pelvis is held up by the simulator, so the expert walks at
 0.25 m/s, side-steps along the bench edge and rests its elbow just above the
@@ -49,24 +49,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ....planning.caution import Caution
 from .geometry import ARM_FLOOR, BENCH_LEG_X
 
 
 @dataclass(frozen=True)
-class Caution:
-    walk_speed: float = 0.25  # m/s, walking upright with empty hands
-    low_speed: float = 0.25  # m/s, walking below STANDING_HEIGHT or with the tool in hand
+class BenchCaution(Caution):
+    """The generic skills' caution plus what the plans at the bench read."""
+
     step_back: float = 0.2  # m/s of the step back while raising the arm
-    walk_timeout: float = 8.0  # s a walk may take
-    walk_tol: float = 0.01  # m from its goal at which a walk stops
     stand_back: float = 0.0  # m added to the closest pelvis y at the bench
     clear_bench: float = 0.0  # m to back away from the bench before a move along it (0: walk straight)
     along_bench: float = 0.15  # m of movement along the bench (x) that needs the back-away
     arm_floor: float = ARM_FLOOR  # elbow and wrist links stay this high
-    resolve_reach: int = 0  # times a grasp reach is solved again from the measured base
-    distance_first: bool = False  # a walk corrects the distance from the bench before moving along it
-    hold_heading_standing: bool = True  # keep the heading flag on while not walking
-    joint_speed: float | None = None  # rad/s a glide may move a joint at on average (None: no limit)
     walk_while_working: bool = True  # walk along with a push or a pull (else push as far as the arm reaches)
     work_reach: float = 0.2  # m a push or a pull may carry the tool's end without walking
     walk_height: float | None = None  # pelvis height for a walk along the bench (None: stay at the work height)
@@ -83,7 +78,6 @@ class Caution:
     face_tol: float | None = None  # rad of yaw off the bench beyond which the robot turns back to face it (None: never)
     strike_beyond: float | None = None  # m: a ball further than this from the ring is struck to roll there, not pushed (None: always pushed)
     strike_short: float = 0.0  # m before the ring centre a strike aims the ball's roll to end
-    clip_start: bool = False  # the first command is clipped to the action table (a settled free robot's fingers rest a hair past their limits)
 
     def clear_of_legs(self, x: float) -> float:
         """A stand's pelvis x, kept `leg_room` in from the bench's legs."""
@@ -92,11 +86,9 @@ class Caution:
         return float(np.clip(x, -BENCH_LEG_X + self.leg_room, BENCH_LEG_X - self.leg_room))
 
 
-STANDING_HEIGHT = 0.7  # pelvis commands below this are low (the work posture is 0.66)
-
-ASSISTED = Caution()
-CAUTIONS = {
-    "balanced": Caution(
+CAUTIONS = {  # a row for each controller of the suite (`ToolBench.controllers`)
+    "assisted": BenchCaution(),
+    "balanced": BenchCaution(
         walk_speed=0.18,
         low_speed=0.12,
         step_back=0.2,
@@ -128,7 +120,3 @@ CAUTIONS = {
     ),
 }
 
-
-def caution_for(controller: str | None) -> Caution:
-    """The caution for a controller's name; the assisted plans for any other."""
-    return CAUTIONS.get(controller, ASSISTED)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ....planning.skills import Context, Steps, hold_still, wait
 from .ball_retrieve import hook_side
 from .geometry import BENCH_TOP, NEAREST_STAND, UP, stand_for
 from .pick import holding, pick, raise_arm
-from .skills import Context, Steps, go_to_bench, hold_still, shape_hand, tool_reach, wait
+from .skills import go_to_bench, shape_hand, tool_reach
 
 ICE_TOP = BENCH_TOP + 0.16
 HAMMER_TILT = np.radians(15)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ....planning.kinematics import Reach
+from ....planning.skills import Context, Steps, glide, reach, together, wait, walk
 from .geometry import DOWN, NEAREST_STAND, UP
-from .kinematics import Reach
-from .skills import Context, Steps, glide, go_to_bench, reach, shape_hand, together, wait, walk
+from .skills import go_to_bench, shape_hand
 
 WORK_HEIGHT = 0.66  # pelvis height while working at the bench
 WORK_PITCH = 0.2  # waist pitch while picking

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from ....planning.skills import Context, Steps, hold_still
 from .ball_move import ball_move
 from .ball_retrieve import ball_retrieve
 from .ice_break import ice_break
 from .pick import pick, raise_arm
-from .skills import Context, Steps, hold_still
 
 USE = {"BallMove": ball_move, "BallRetrieve": ball_retrieve, "IceBreak": ice_break}
 

@@ -1,8 +1,8 @@
-"""A private kinematic copy of the robot for the expert: forward kinematics and arm inverse kinematics.
+"""A private kinematic copy of the robot for the experts: forward kinematics and arm inverse kinematics.
 
 The solver is damped least squares over a stack of weighted tasks: a point
 of the hand at a position, a hand axis along a direction, links kept above a
-height (the bench top); joint limits are enforced by clipping each
+height (a bench or table top); joint limits are enforced by clipping each
 iteration, and a weak pull towards a rest posture acts in the null space.
 Several starts guard against the local minima of a 7-joint arm.
 """
@@ -14,10 +14,10 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from ....control.assisted.assisted import AssistedController
-from ....control.contracts.decoupled_v1 import JOINT_SLOTS
-from ....robot.joints import ARM_JOINTS, BY_NAME
-from ....sim.scene import add_robot, new_spec
+from ..control.assisted.assisted import AssistedController
+from ..control.contracts.decoupled_v1 import JOINT_SLOTS
+from ..robot.joints import ARM_JOINTS, BY_NAME
+from ..sim.scene import add_robot, new_spec
 
 # Where a handle sits in a closed Dex3 hand, in the wrist-yaw link frame: in
 # front of the palm (the fingers curl towards -y on the left hand, +y on the
@@ -26,7 +26,7 @@ GRASP_POINT = {"left": (0.097, -0.112, 0.0), "right": (0.097, 0.112, 0.0)}
 PALM_NORMAL = {"left": (0.0, -1.0, 0.0), "right": (0.0, 1.0, 0.0)}
 HANDLE_AXIS = (0.0, 0.0, 1.0)
 BASE_JOINTS = ("base_x", "base_y", "base_z", "base_yaw")
-# Links of each arm that must stay clear of the bench top.
+# Links of each arm that must stay clear of a work surface (`floor`).
 CLEARANCE_LINKS = ("elbow_link", "wrist_roll_link", "wrist_pitch_link")
 
 

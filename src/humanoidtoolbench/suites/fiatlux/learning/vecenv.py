@@ -23,7 +23,7 @@ import torch
 from rsl_rl.env import VecEnv
 from tensordict import TensorDict
 
-from ..suites.fiatlux.env import FiatluxEnv
+from ..env import FiatluxEnv
 
 POLICY_KEYS = ("state", "rung_forces", "privileged")  # the order the policy's vector concatenates them in
 
@@ -35,7 +35,7 @@ def policy_keys(env: FiatluxEnv) -> list[str]:
 
 def trainable_env_id(text: str) -> str:
     """The Gymnasium ID of the condition `text` names (full ID or short key), if these environments train it."""
-    from ..suites.fiatlux.suite import SUITE
+    from ..suite import SUITE
 
     condition = SUITE.parse(text)
     if condition is None:

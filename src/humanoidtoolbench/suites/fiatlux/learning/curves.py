@@ -8,7 +8,7 @@ return and every reward term against steps as an SVG with matplotlib (no
 browser or image server needed): each iteration's value faint, its mean
 over the last `SMOOTH` iterations solid; terms that were zero throughout are
 named in the caption instead of drawn. `python -m
-humanoidtoolbench.learning.curves CURVE.json OUT.svg TITLE` draws it again.
+humanoidtoolbench.suites.fiatlux.learning.curves CURVE.json OUT.svg TITLE` draws it again.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from rsl_rl.utils.log_writer import LogWriter
 
-from ..record.files import write_bytes_atomic, write_json_atomic
+from ....record.files import write_bytes_atomic, write_json_atomic
 
 RETURN, LENGTH, TERM = "/return", "/length", "/reward/"
 SMOOTH = 25  # iterations in the running mean drawn over the raw values

@@ -1,4 +1,4 @@
-"""Where the robot can stand in an apartment: an occupancy grid, geodesic distances, paths and view points.
+"""Where the robot can stand on a floor plan (an apartment): an occupancy grid, geodesic distances, paths and view points.
 
 The floor is cut into 0.05 m cells. A cell is blocked when its centre lies
 closer than the robot's radius (0.25 m) to the footprint of a wall or of a
@@ -20,15 +20,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import Protocol, Sequence
 
 import numpy as np
 from scipy import ndimage
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
-
-if TYPE_CHECKING:
-    from .apartments import Apartment, Furniture
 
 RESOLUTION = 0.05  # m per cell
 ROBOT_RADIUS = 0.25  # m, the G1 seen from above with its arms in
@@ -39,6 +36,27 @@ VIEW_RADIUS = 1.0  # m from the object's footprint within which a cell may be a 
 # aisles where it can: the robot's arms swing out past the radius that sets the margin.
 CLEARANCE_M = 0.25
 CLEAR_COST = 4.0
+
+
+class Box(Protocol):
+    """A wall or a piece of furniture as the grid sees it (find-navigate-sit's `Wall` and `Furniture`)."""
+
+    centre: Sequence[float]  # x, y, z
+    half_extents: Sequence[float]
+    yaw: float
+
+
+class Furniture(Box, Protocol):
+    name: str
+    movable: bool  # movable clutter: the robot may push it
+
+
+class Apartment(Protocol):
+    """A floor plan: its outer rectangle from the origin, its walls and its furniture."""
+
+    size: Sequence[float]  # width (x), depth (y)
+    walls: Sequence[Box]
+    furniture: Sequence[Furniture]
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Train a PPO baseline on one Fiatlux environment with RSL-RL, on CPU, for a bounded number of steps.
 
-    python -m humanoidtoolbench.learning.ppo ENV_ID --steps 200000 --output ppo-run
+    python -m humanoidtoolbench.suites.fiatlux.learning.ppo ENV_ID --steps 200000 --output ppo-run
 
 The environments are `learning.vecenv`'s (state vectors, no camera); every
 setting of the run is `TrainConfig` and lands in the checkpoint's
@@ -26,7 +26,7 @@ import sys
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from ..record.files import write_bytes_atomic, write_json_atomic
+from ....record.files import write_bytes_atomic, write_json_atomic
 
 DEFAULT_LAYOUT_START = 1000  # training layouts: seeds from here, never the evaluation's
 
@@ -87,7 +87,7 @@ class TrainConfig:
                       "distribution_cfg": {"class_name": "GaussianDistribution", "init_std": self.init_std}},
             "critic": {"class_name": "MLPModel", "hidden_dims": list(self.critic_hidden_dims), "activation": "elu",
                        "obs_normalization": True},
-            "logger": {"class_name": "humanoidtoolbench.learning.curves:CurveWriter", "path": str(curve_path),
+            "logger": {"class_name": "humanoidtoolbench.suites.fiatlux.learning.curves:CurveWriter", "path": str(curve_path),
                        "steps_per_iteration": self.steps_per_iteration},
             "check_for_nan": True,
         }
@@ -140,7 +140,7 @@ def train(config: TrainConfig, output: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m humanoidtoolbench.learning.ppo", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m humanoidtoolbench.suites.fiatlux.learning.ppo", description=__doc__.splitlines()[0])
     p.add_argument("env", help="the environment ID to train on (the batched environments name what they train)")
     p.add_argument("--steps", type=int, required=True, help="environment steps in all (rounded up to whole iterations)")
     p.add_argument("--output", required=True, help="the run's directory")
