@@ -3,7 +3,7 @@
 It reads the privileged observation (bulb, crate, seat and base poses, joint
 angles) and sends arm, hand and waist targets; the balanced controller keeps
 the legs under the robot. One plan per subtask, chosen from the privileged
-state; each is a generator of the tool-use expert's skills, re-planned from
+state; each is a generator of the planning skills, re-planned from
 the latest observation at every chunk. Its results are never reportable.
 """
 
