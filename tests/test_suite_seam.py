@@ -41,8 +41,9 @@ def test_an_outside_suite_is_listed_parsed_and_digested_on_its_own(example, caps
     toolbench = provenance.source_hashes(suites.get("toolbench"))
     mine = provenance.source_hashes(example)
     assert "tests/example_suite.py" in mine and "tests/example_suite.py" not in toolbench
-    assert not any(p.startswith("suites/toolbench/") for p in mine)
-    assert {p for p in toolbench if not p.startswith("suites/toolbench/")} == set(mine) - {"tests/example_suite.py"}
+    assert not any(p.startswith(("suites/toolbench/", "planning/")) for p in mine)
+    assert "planning/skills.py" in toolbench  # the shared expert code its expert imports
+    assert {p for p in toolbench if not p.startswith(("suites/toolbench/", "planning/"))} == set(mine) - {"tests/example_suite.py"}
 
 
 def test_the_example_suite_runs_resumes_and_reports(example, tmp_path, capsys):
