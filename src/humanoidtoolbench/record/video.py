@@ -22,8 +22,8 @@ import numpy as np
 FPS = 50
 CODEC = "libx264"
 PIX_FMT = "yuv420p"
-# x264's fastest preset at the quality of `veryfast` at crf 23 (PSNR 38.0 against 37.4 dB on rendered
-# tool-use frames) for a third of the encoding time and 2.4 times the bytes (docs/PERFORMANCE.md).
+# x264's fastest preset, at crf 27 no worse than `veryfast` at crf 23 (PSNR 37.6 against 36.8 dB on the
+# tool-use cameras) for under half the encoding time and 2.5 times the bytes (benchmarks/video_cost.py).
 X264_OPTIONS = {"crf": "27", "preset": "ultrafast"}
 
 
