@@ -464,10 +464,15 @@ def main() -> None:
     figures["projection"] = projection(recorded, measured, speedup)
     if policy == "expert":
         figures["projection"]["measured_workers_2_min"] = round(EPISODES * parallel["wall"] / episodes / 60, 1)
+    # The floor: the 2-worker run's CPU time per recorded frame (every thread, fixed costs included) on two fully busy cores.
+    frames = sum(s["step"] + 1 for s in parallel["summaries"])
+    figures["projection"]["cpu_floor_2_cores_min"] = round(EPISODES * (figures["projection"]["mean_steps"] + 1) * parallel["cpu"] / frames / 2 / 60, 1)
     p = figures["projection"]
     print(f"standard condition ({EPISODES} episodes, full recording), {p['method']}: "
           f"{p['workers_1_min']:.0f} min with 1 worker, {p['workers_2_min']:.0f} min with 2 (target <= 15 on two idle cores)"
-          + (f"; from the measured 2-worker wall time: {p['measured_workers_2_min']:.0f} min" if "measured_workers_2_min" in p else ""))
+          + (f"; from the measured 2-worker wall time: {p['measured_workers_2_min']:.0f} min" if "measured_workers_2_min" in p else "")
+          + f"; its CPU time on two fully busy cores: {p['cpu_floor_2_cores_min']:.0f} min ({1e3 * parallel['cpu'] / frames:.1f} ms CPU "
+          "per recorded step with 2 workers)")
     figures["load_average_end"] = round(os.getloadavg()[0], 2)
     figures["condition_minutes"] = p["workers_2_min"]
     figures["targets"] = targets(figures)
