@@ -10,9 +10,11 @@
    one CPU, Mesa llvmpipe with LP_NUM_THREADS=1), in the protocol's look and
    in the fast look.
 3. A recorded episode's seconds split into physics, rendering, encoding,
-   policy and video probing (from the episode summaries).
-4. The same episodes with 1 and with 2 workers: the speed-up; and with 2
-   workers in the fast look: what the protocol's look costs a recorded run.
+   policy and video probing (from the episode summaries), also per recorded
+   step, and the video bytes per recorded step.
+4. The same episodes with 1 and with 2 workers: the speed-up, and which of
+   the two `--workers auto` runs here; and with 2 workers in the fast look:
+   what the protocol's look costs a recorded run.
 5. The projected wall time of a standard condition (100 episodes, full
    recording) with the expert policy.
 
@@ -20,12 +22,17 @@
 the same steps), and, where the other suites run the same controller, the
 same two figures for a Fiatlux subtask (S07, stand / walk / stand at the
 home pose) and a find-navigate-sit episode (FINDSIT-val100, six skills).
-The last human-readable line sums up the four figures with the machine's
-load average at the start and the end.
+The last human-readable lines list the four targets, each met or missed,
+and sum up the figures with the machine's load average at the start and the
+end.
 
 `--against` measures only 1, for this checkout and another one's `src`
 in turns (fresh processes, `--rounds` each), and prints the medians side
-by side: a before/after under the same load.
+by side: a before/after under the same load. With `--recorded` it also
+compares the CPU time of one recorded expert episode on one worker
+rasterizing on its own thread, as with a worker per core (all threads,
+recording = the same episode with videos minus without): CPU time barely
+changes with other processes' load, where wall time does.
 
 `--quick` finishes in under a minute (short pose-hold episodes; the expert's
 episode length from one unrecorded episode); the full mode records expert
@@ -59,6 +66,7 @@ import numpy as np
 
 from humanoidtoolbench import suites
 from humanoidtoolbench.cli import eval as eval_cli
+from humanoidtoolbench.cli.common import worker_count
 from humanoidtoolbench.control import make_controller
 from humanoidtoolbench.control.contracts import decoupled_v1 as contract
 from humanoidtoolbench.robot.cameras import POLICY_CAMERA
@@ -75,6 +83,13 @@ STATE = mujoco.mjtState.mjSTATE_INTEGRATION
 PARTS = ("physics", "render", "encode", "policy", "probe")
 PROTOCOL_LOOK = SUITE.protocol.look
 LOOK_BUDGET = 1.3  # a recorded run in the protocol's look may take this many times the fast look's
+# The targets: (figure, label, limit, True where the figure must stay at or under the limit).
+TARGETS = (
+    ("controller_median_us", "controller median per control step, us", 500, True),
+    ("step_overhead_ratio", "env step / raw physics", 1.5, True),
+    ("worker_speedup", "2 workers vs 1 on recorded episodes", 1.7, False),
+    ("condition_minutes", "standard recorded condition with 2 workers, min", 15, True),
+)
 
 
 def commands(base_yaw: float) -> list[np.ndarray]:
@@ -221,7 +236,8 @@ def evaluate(policy: str, controller: str, episodes: int, max_steps: int, worker
         if rc != 0:
             raise RuntimeError(f"htb-eval {' '.join(args)} exited with {rc}:\n{log.getvalue()}")
         summaries = [json.loads(p.read_text()) for p in sorted(Path(out).glob("*/run-*/summaries/*.json"))]
-    return {"wall": wall, "cpu": cpu, "summaries": summaries}
+        video_bytes = sum(p.stat().st_size for p in Path(out).glob("*/run-*/videos/*/*.mp4"))
+    return {"wall": wall, "cpu": cpu, "summaries": summaries, "video_bytes": video_bytes}
 
 
 def _cpu_seconds() -> float:
@@ -259,7 +275,18 @@ def split(summaries: list[dict]) -> dict:
     steps = statistics.fmean(s["step"] for s in summaries)
     on_thread = sum(mean[k] for k in PARTS if k != "encode")  # encoding runs on its own thread
     return {**{k: round(v, 3) for k, v in mean.items()}, "total": round(total, 3), "steps": steps,
-            "fixed": round(total - on_thread, 3)}
+            "fixed": round(total - on_thread, 3), "ms_per_step": {k: round(1e3 * mean[k] / steps, 2) for k in PARTS}}
+
+
+def targets(figures: dict) -> dict:
+    """Each target's figure, limit and whether it is met (a figure not measured in this mode is left out)."""
+    out = {}
+    for key, label, limit, at_most in TARGETS:
+        value = figures.get(key)
+        if value is not None:
+            out[key] = {"label": label, "value": value, "bound": "<=" if at_most else ">=", "limit": limit,
+                        "met": value <= limit if at_most else value >= limit}
+    return out
 
 
 def projection(recorded: dict, expert: dict | None, speedup: float) -> dict:
@@ -302,7 +329,20 @@ def print_steps(figures: dict, controller: str) -> None:
               f"controller median {other['controller_median_cpu_us']:.0f} us, ratio {other['step_overhead_ratio_cpu']:.3f}")
 
 
-def against(other_src: str, rounds: int, quick: bool, controller: str) -> None:
+def recorded_cpu(controller: str, steps: int) -> dict:
+    """CPU milliseconds per step of one episode with and without videos (LP_NUM_THREADS=0, one worker)."""
+    policy = "expert" if "expert" in SUITE.builtin_policies_for(controller) else "pose-hold"
+    env = {"LP_NUM_THREADS": "0"}
+    video = in_child(evaluate, policy, controller, 1, steps, 1, env=env)
+    bare = in_child(evaluate, policy, controller, 1, steps, 1, False, env=env)
+    frames = video["summaries"][0]["step"] + 1
+    return {"policy": policy, "steps": frames - 1, "cpu_ms_per_step": round(1e3 * video["cpu"] / frames, 2),
+            "recording_cpu_ms_per_step": round(1e3 * (video["cpu"] - bare["cpu"]) / frames, 2),
+            "encode_cpu_ms_per_step": round(1e3 * video["summaries"][0]["seconds"]["encode"] / frames, 2),
+            "video_kib_per_step": round(video["video_bytes"] / 1024 / frames, 1)}
+
+
+def against(other_src: str, rounds: int, quick: bool, controller: str, recorded: bool = False) -> None:
     """The step figures of this checkout and of another one's `src`, measured in turns (each in a fresh
     process, `rounds` times), so both see the same load; the median of the rounds side by side."""
     here = str(Path(humanoidtoolbench.__file__).resolve().parents[1])
@@ -312,6 +352,10 @@ def against(other_src: str, rounds: int, quick: bool, controller: str) -> None:
             cmd = [sys.executable, __file__, "--steps-only", "--controller", controller] + (["--quick"] if quick else [])
             out = subprocess.run(cmd, env={**os.environ, "PYTHONPATH": src}, capture_output=True, text=True, check=True)
             runs[key].append(json.loads(out.stdout.splitlines()[-1]))
+            if recorded:
+                cmd = [sys.executable, __file__, "--recorded-only", "--controller", controller] + (["--quick"] if quick else [])
+                out = subprocess.run(cmd, env={**os.environ, "PYTHONPATH": src}, capture_output=True, text=True, check=True)
+                runs[key][-1]["recorded"] = json.loads(out.stdout.splitlines()[-1])
     print(f"{rounds} rounds in turns, medians; other = {other_src}, this = {here}")
     cases = [("toolbench", lambda f: f)] + [(n, lambda f, n=n: f["suites"][n]) for n in runs["this"][0]["suites"]]
     summary = {}
@@ -326,6 +370,16 @@ def against(other_src: str, rounds: int, quick: bool, controller: str) -> None:
               f"{t['env_step_us']:.0f} us, raw physics {o['raw_physics_us']:.0f} / {t['raw_physics_us']:.0f} us); CPU time: "
               f"controller median {o['controller_median_cpu_us']:.0f} -> {t['controller_median_cpu_us']:.0f} us, ratio "
               f"{o['step_overhead_ratio_cpu']:.2f} -> {t['step_overhead_ratio_cpu']:.2f}")
+    if recorded:
+        keys = ("cpu_ms_per_step", "recording_cpu_ms_per_step", "encode_cpu_ms_per_step", "video_kib_per_step")
+        row = {key: {k: statistics.median(f["recorded"][k] for f in runs[key]) for k in keys} for key in runs}
+        summary["recorded"] = row
+        o, t, r = row["other"], row["this"], runs["this"][0]["recorded"]
+        print(f"  recorded {r['policy']} episode ({r['steps']} steps, one worker, LP_NUM_THREADS=0), CPU ms per recorded step: "
+              f"all {o['cpu_ms_per_step']:.1f} -> {t['cpu_ms_per_step']:.1f} ({o['cpu_ms_per_step'] / t['cpu_ms_per_step']:.2f} x), "
+              f"recording (rendering, encoding, probe) {o['recording_cpu_ms_per_step']:.1f} -> {t['recording_cpu_ms_per_step']:.1f}, "
+              f"of which encoding {o['encode_cpu_ms_per_step']:.1f} -> {t['encode_cpu_ms_per_step']:.1f}; video "
+              f"{o['video_kib_per_step']:.0f} -> {t['video_kib_per_step']:.0f} KiB per recorded step")
     print(json.dumps({"rounds": rounds, "controller": controller, "load_average_end": round(os.getloadavg()[0], 2), "cases": summary}))
 
 
@@ -337,15 +391,20 @@ def main() -> None:
     parser.add_argument("--steps-only", action="store_true", help="only the step overhead and controller figures (one JSON line)")
     parser.add_argument("--against", metavar="SRC", help="only the step figures, of this checkout and of another checkout's src directory, in turns")
     parser.add_argument("--rounds", type=int, default=3, help="turns of --against (default 3)")
+    parser.add_argument("--recorded", action="store_true", help="with --against: also the CPU time of a recorded episode")
+    parser.add_argument("--recorded-only", action="store_true", help="only the recorded episode's CPU figures (one JSON line)")
     args = parser.parse_args()
     quick, controller = args.quick, args.controller
     load = os.getloadavg()[0]
     if args.steps_only:
         print(json.dumps({"load_average": round(load, 2), **step_figures(quick, controller)}))
         return
+    if args.recorded_only:
+        print(json.dumps(recorded_cpu(controller, 100 if quick else 300)))
+        return
     print(f"machine: {os.cpu_count()} cores, load average {load:.2f}" + (" (busy: figures may be low)" if load > 0.5 else ""))
     if args.against:
-        against(args.against, args.rounds, quick, controller)
+        against(args.against, args.rounds, quick, controller, args.recorded)
         return
     expert = "expert" in SUITE.builtin_policies_for(controller)
 
@@ -373,6 +432,8 @@ def main() -> None:
     figures.update(fast_parallel_seconds=round(fast["wall"], 2), look_wall_ratio=round(parallel["wall"] / fast["wall"], 3))
     figures.update(
         episode_seconds=recorded, serial_seconds=round(serial["wall"], 2), parallel_seconds=round(parallel["wall"], 2),
+        video_kib_per_step=round(serial["video_bytes"] / 1024 / sum(s["step"] + 1 for s in serial["summaries"]), 1),
+        workers_auto=worker_count("auto"), faster_workers=1 if speedup < 1 else 2,
         worker_speedup=round(speedup, 3), speedup_episodes=f"{episodes} x {policy}, up to {steps} steps, recorded",
         serial_cores_used=round(serial["cpu"] / serial["wall"], 2), parallel_cores_used=round(parallel["cpu"] / parallel["wall"], 2),
         parallel_cpu_overhead=round(parallel["cpu"] / serial["cpu"] - 1, 3),
@@ -382,12 +443,15 @@ def main() -> None:
         figures["worker_speedup_vs_one_core"] = round(one_core["wall"] / parallel["wall"], 3)
     print(f"recorded {policy} episode ({recorded['steps']:.0f} steps), seconds: " +
           ", ".join(f"{k} {recorded[k]:.2f}" for k in (*PARTS, "fixed")) +
-          f"; wall {recorded['total']:.2f} (encoding runs beside the simulation thread)")
+          f"; wall {recorded['total']:.2f} (encoding runs beside the simulation thread); per recorded step, ms: " +
+          ", ".join(f"{k} {recorded['ms_per_step'][k]:.1f}" for k in PARTS) + f"; video {figures['video_kib_per_step']:.0f} KiB "
+          "per recorded step (four cameras)")
     print(f"{episodes} episodes: 1 worker {serial['wall']:.1f} s, 2 workers {parallel['wall']:.1f} s: "
           f"speed-up {speedup:.2f} (target >= 1.7); cores busy: {figures['serial_cores_used']:.2f} with 1 worker "
           f"(parallel rasterization, background encoding), {figures['parallel_cores_used']:.2f} with 2; "
           f"CPU time {100 * figures['parallel_cpu_overhead']:+.0f}% with 2 workers"
-          + (f"; against 1 worker held to one core: {figures['worker_speedup_vs_one_core']:.2f}" if not quick else ""))
+          + (f"; against 1 worker held to one core: {figures['worker_speedup_vs_one_core']:.2f}" if not quick else "")
+          + f"; --workers auto runs {figures['workers_auto']} here, the faster of the two is {figures['faster_workers']}")
     print(f"{episodes} episodes, 2 workers: {parallel['wall']:.1f} s in the {PROTOCOL_LOOK} look, {fast['wall']:.1f} s in the fast "
           f"look: {figures['look_wall_ratio']:.2f} x (target <= {LOOK_BUDGET})")
 
@@ -400,11 +464,20 @@ def main() -> None:
     figures["projection"] = projection(recorded, measured, speedup)
     if policy == "expert":
         figures["projection"]["measured_workers_2_min"] = round(EPISODES * parallel["wall"] / episodes / 60, 1)
+    # The floor: the 2-worker run's CPU time per recorded frame (every thread, fixed costs included) on two fully busy cores.
+    frames = sum(s["step"] + 1 for s in parallel["summaries"])
+    figures["projection"]["cpu_floor_2_cores_min"] = round(EPISODES * (figures["projection"]["mean_steps"] + 1) * parallel["cpu"] / frames / 2 / 60, 1)
     p = figures["projection"]
     print(f"standard condition ({EPISODES} episodes, full recording), {p['method']}: "
           f"{p['workers_1_min']:.0f} min with 1 worker, {p['workers_2_min']:.0f} min with 2 (target <= 15 on two idle cores)"
-          + (f"; from the measured 2-worker wall time: {p['measured_workers_2_min']:.0f} min" if "measured_workers_2_min" in p else ""))
+          + (f"; from the measured 2-worker wall time: {p['measured_workers_2_min']:.0f} min" if "measured_workers_2_min" in p else "")
+          + f"; its CPU time on two fully busy cores: {p['cpu_floor_2_cores_min']:.0f} min ({1e3 * parallel['cpu'] / frames:.1f} ms CPU "
+          "per recorded step with 2 workers)")
     figures["load_average_end"] = round(os.getloadavg()[0], 2)
+    figures["condition_minutes"] = p["workers_2_min"]
+    figures["targets"] = targets(figures)
+    for t in figures["targets"].values():
+        print(f"target: {t['label']} {t['bound']} {t['limit']}: {t['value']:g}, {'met' if t['met'] else 'MISSED'}")
     print(f"summary ({controller}; load average {load:.2f} at the start, {figures['load_average_end']:.2f} at the end): "
           f"controller median {figures['controller_median_us']:.0f} us ({figures['controller_median_cpu_us']:.0f} us CPU); "
           f"env step / raw physics {figures['step_overhead_ratio']:.2f} ({figures['step_overhead_ratio_cpu']:.2f} in CPU time); 2 workers vs 1 {speedup:.2f} x; standard condition "

@@ -3,8 +3,13 @@
 Validation trusts what decoding shows, not what the writer meant to write:
 codec, size, rate, frame count, timestamps, whether anything but black was
 drawn, and two hashes that tie the facts to the file bytes and to the
-decoded pixels. Decoding is single-threaded and aborts on any bitstream
+decoded pictures. Decoding is single-threaded and aborts on any bitstream
 error, since FFmpeg otherwise conceals damage and returns plausible frames.
+
+The pictures are hashed as the decoder returns them (the planes of their
+pixel format, rows without padding): converting every frame to RGB and
+hashing twice the bytes cost more than decoding. Frames are converted to RGB
+only until one pixel reaches 255, which settles the black check.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ class VideoFacts:
     fps: float
     frames: int
     sha256: str  # of the file bytes
-    decoded_sha256: str  # over all decoded RGB24 frames, in order
+    decoded_sha256: str  # over all decoded pictures, in order, in the stream's pixel format
     max_pixel: int  # over all frames and channels; <= 1 means black
     pts_ok: bool  # frame i is presented at i / fps
 
@@ -51,7 +56,7 @@ def probe_video(path: str | os.PathLike) -> VideoFacts:
     path = Path(path)
     try:
         return _probe(path)
-    except (av.FFmpegError, OSError) as exc:
+    except (av.FFmpegError, OSError, ValueError) as exc:  # ValueError: a pixel format NumPy cannot hold
         reason = getattr(exc, "strerror", None) or str(exc)
         raise VideoError(" ".join(f"{path}: cannot decode video: {reason}".splitlines())) from None
 
@@ -72,10 +77,9 @@ def _probe(path: Path) -> VideoFacts:
         # frame, which cost three times the decoding itself. The pixels are the same.
         to_rgb = VideoReformatter()
         for frame in container.decode(stream):
-            rgb = to_rgb.reformat(frame, format="rgb24").to_ndarray()
-            pixels.update(np.ascontiguousarray(rgb))  # rows may be padded
+            pixels.update(np.ascontiguousarray(frame.to_ndarray()))  # the planes without row padding
             if max_pixel < 255:  # once saturated the maximum cannot change
-                max_pixel = max(max_pixel, int(rgb.max()))
+                max_pixel = max(max_pixel, int(to_rgb.reformat(frame, format="rgb24").to_ndarray().max()))
             pts_ok = pts_ok and frame.pts is not None and frame.pts * stream.time_base * rate == frames
             frames += 1
         if frames == 0:
