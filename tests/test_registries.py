@@ -62,6 +62,10 @@ def test_every_row_names_callables_and_a_predicate_its_metrics_compute():
         episode = TaskEpisode(registry.Condition(row.name, 1, "S"), 10000)
         episode.reset()
         assert row.done in episode.step(hold_row(episode)).metrics
+    typo = dataclasses.replace(scenarios.TABLE["IceBreak"], metrics=f"{__name__}:ice_metrics")
+    with pytest.raises(ValueError) as exc:
+        typo.load("metrics")
+    assert one_line(exc).startswith(f"scenario IceBreak: its metrics '{__name__}:ice_metrics' does not load (")
 
 
 def hold_row(episode) -> np.ndarray:

@@ -15,8 +15,12 @@ from functools import cache
 from typing import Callable
 
 
-class UnknownScenario(ValueError):
-    """A scenario name the table has no row for; one line naming the rows."""
+class ScenarioError(ValueError):
+    """A scenario the table cannot serve: a name with no row, a reference that does not load; one line."""
+
+
+class UnknownScenario(ScenarioError):
+    """A scenario name the table has no row for; the message names the rows."""
 
 
 @dataclass(frozen=True)
@@ -41,7 +45,11 @@ class Scenario:
 
     def load(self, field: str) -> Callable:
         """The function a reference field names, imported on first use."""
-        return _resolve(getattr(self, field))
+        ref = getattr(self, field)
+        try:
+            return _resolve(ref)
+        except (ImportError, AttributeError, ValueError) as exc:
+            raise ScenarioError(f"scenario {self.name}: its {field} {ref!r} does not load ({exc})") from None
 
 
 @cache
