@@ -79,7 +79,6 @@ ROWS = (
         use="Pick the tool and move the ball to the target.",
         done="on_spot",
         cause=_ball_cause,
-        # Same rod, cross-section and mass: only the length tells the long stick from the short decoy.
         tools=f"{_PKG}.layout:ball_move_tools",
         objects=f"{_PKG}.layout:ball_move_objects",
         metrics=f"{_PKG}.metrics:ball_move_metrics",
