@@ -12,7 +12,8 @@ from humanoidtoolbench.control.balanced.balanced import BalancedController
 from humanoidtoolbench.control.contracts.decoupled_v1 import JOINT_SLOTS
 from humanoidtoolbench.suites.base import FELL
 from humanoidtoolbench.suites.findsit.contract import DISCRETE_SKILL_V1
-from humanoidtoolbench.suites.findsit.episode import PROFILES, FindSitEpisode
+from humanoidtoolbench.suites.findsit.episode import FindSitEpisode
+from humanoidtoolbench.suites.findsit.profiles import PROFILES
 from humanoidtoolbench.suites.findsit.suite import CONDITIONS, SUITE
 
 EPISODE = 9  # a start with room to move every way

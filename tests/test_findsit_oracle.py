@@ -59,7 +59,7 @@ COUCH = {"centre": (2.0, 2.0, 0.4), "yaw": math.pi / 2, "half_extents": (0.45, 1
 
 def privileged(pose, *, on_seat=False, contacts=(), target=COUCH, interact=True, distance=1.0) -> dict:
     return {"pose": pose, "interact": interact, "targets": [target], "target_distance": distance, "grid": None,
-            "path": [], "contacts": list(contacts), "pelvis_on_target": on_seat, "sits": 0}
+            "path": [], "contacts": list(contacts), "pelvis_on_target": on_seat, "sits": 0, "controller": "assisted"}
 
 
 def decide(oracle: OraclePlanner, p: dict) -> actions.Action:

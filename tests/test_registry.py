@@ -7,7 +7,7 @@ import pytest
 
 import humanoidtoolbench  # noqa: F401  (registers the environments)
 from humanoidtoolbench.suites.toolbench import registry
-from humanoidtoolbench.suites.toolbench.instructions import INSTRUCTIONS
+from humanoidtoolbench.suites.toolbench import scenarios
 
 
 def test_eighteen_conditions_in_run_order():
@@ -32,7 +32,7 @@ def test_unknown_id_names_the_closest():
 
 
 def test_instructions_are_the_six_canonical_sentences():
-    assert set(INSTRUCTIONS.values()) == {
+    assert {text for row in scenarios.ROWS for text in (row.select, row.use)} == {
         "Pick the tool for moving the ball to the target.",
         "Pick the tool and move the ball to the target.",
         "Pick the tool for retrieving the ball to the target.",

@@ -26,6 +26,7 @@ import numpy as np
 from ..control import contracts
 from ..control.contracts.base import ActionContract
 from ..policies.request_schema import RequestSchema
+from .per_controller import MissingRow, PerController
 
 SUCCESS, TIMEOUT, FELL = "success", "timeout", "fell"
 
@@ -184,6 +185,15 @@ class Suite(ABC):
     # The looks its scenes can be drawn in (names of `sim.look.LOOKS`): the protocol's, and `fast` for
     # diagnostics. A suite dresses its own objects for dressed looks (see `sim.look`).
     looks: ClassVar[tuple[str, ...]] = ("standard", "fast")
+    # What the suite's code does differently by controller (`per_controller.py`): each needs a row for
+    # every name in `controllers`, checked when the suite is constructed.
+    controller_tables: ClassVar[tuple[PerController, ...]] = ()
+
+    def __init__(self) -> None:
+        for table in self.controller_tables:
+            for controller in self.controllers:
+                if controller not in table.rows:
+                    raise MissingRow(f"suite {self.name}: {table.missing(controller)}")
 
     @property
     @abstractmethod

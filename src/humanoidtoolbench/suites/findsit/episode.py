@@ -6,7 +6,7 @@ becomes one `decoupled_v1` command for the controller: walk, step back and
 side step as base velocities, a turn as a heading target, a sit as a pelvis
 height (the pelvis then rests on whatever is under it), Stop as the end; how
 each controller carries them out (speeds, arms, a sit's lean) is its row of
-`PROFILES`. Every control step
+`profiles.PROFILES`. Every control step
 records the robot's contacts (fixed and dynamic) and the dynamic objects'
 positions for the paper metrics; the segmentation render of each decision's
 image counts the target's pixels.
@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import weakref
-from dataclasses import dataclass
 
 import mujoco
 import msgspec
@@ -28,7 +27,6 @@ from ...control.balanced.balanced import BalancedController
 from ...control.base import BasePose
 from ...control.contracts import decoupled_v1
 from ...control.contracts.discrete_skill import SkillStep
-from ...robot.joints import HOME_POSE
 from ...sim import look as looks
 from ...sim.simulation import Simulation, home_upper_pose
 from ..base import SUCCESS, Episode, StepResult, terminal_outcome
@@ -36,6 +34,7 @@ from ...planning.navgrid import NavGrid, Rect
 from . import actions, metrics
 from .apartments import build_apartment
 from .contract import DISCRETE_SKILL_V1, SKILL_STEPS, STOP_ID
+from .profiles import PROFILES
 from .scene import EGO_CAMERA, EGO_SIZE, build_scene
 
 STOPPED = "stopped"  # an active stop that does not meet the success rule
@@ -47,42 +46,6 @@ SETTLE_STEPS = 10
 SKILL_BY_ID = {spec.id: spec.skill for spec in actions.VOCABULARY}
 
 
-@dataclass(frozen=True)
-class SkillLimits:
-    """The base speeds (m/s) a controller sustains: a skill asking for more within its 0.5 s is commanded
-    at the limit and covers less. The assisted base takes any speed; `balanced` figures: docs/PERFORMANCE.md."""
-
-    forward: float = math.inf
-    backward: float = math.inf
-    lateral: float = math.inf
-
-
-@dataclass(frozen=True)
-class SkillProfile:
-    """How one controller carries out the skills; the defaults are the assisted robot's."""
-
-    limits: SkillLimits = SkillLimits()
-    shoulder_roll: float = HOME_POSE["left_shoulder_roll_joint"]  # rad: how far every skill rolls the arms out
-    route_around_clutter: bool = False  # the oracle's routes keep clear of the clutter on the floor
-    sit_lean: tuple[tuple[str, float], ...] = ()  # joint targets a sit leans to over its 0.5 s
-    sit_stops_on_touch: bool = False  # a sit lowers the pelvis only until it touches something
-
-
-PROFILES = {
-    "assisted": SkillProfile(),
-    # The free robot's knees and feet trip over the baskets and stools the assisted robot's legs pass
-    # through, and a hand that brushes a wall or a stool while it walks pushes it over, so it carries its
-    # hands in beside its thighs. It sits as a person does: torso and arms forward, so its hips go back
-    # about 10 cm over the seat while its CoM stays over its feet, and it stops lowering where the pelvis
-    # meets the seat (lowering on, the seat's edge pushed it forward, often over). docs/RESULTS.md.
-    "balanced": SkillProfile(
-        limits=SkillLimits(forward=0.3, backward=0.15, lateral=0.15),
-        shoulder_roll=0.05,
-        route_around_clutter=True,
-        sit_lean=(("waist_pitch_joint", 0.5), ("left_shoulder_pitch_joint", -0.5), ("right_shoulder_pitch_joint", -0.5)),
-        sit_stops_on_touch=True,
-    ),
-}
 SIT_PRESS_M = 0.01  # how far below where the pelvis first touched a stopped sit holds it
 
 

@@ -19,6 +19,7 @@ from scipy import ndimage
 
 from ...policies.reply import EPISODE_SEED_KEY
 from ...planning.navgrid import RESOLUTION
+from ..per_controller import PerController
 from . import actions
 from .planner import Decision, LanguageModelPlanner, Observation, RandomPlanner
 
@@ -75,10 +76,12 @@ class Plan:
 # Its sit leans the hips about 10 cm back, and the steps that end a step back carry it about 12 cm
 # further, so it sits down from 0.17 m in front of the seat's edge; a sit takes it more than one
 # decision (0.25 m/s down), and its gait starts slowly (a step back may move under STALL_M at first).
-PLANS = {
+# The suite lists the table in its `controller_tables`: a controller it runs without a row fails there.
+PLANS = PerController("findsit PLANS", {
+    "assisted": Plan(),
     "balanced": Plan(touch_m=0.195, align_deg=15.0, turn_at_seat=False, pressing_m=0.01, stop_on_touch_m=0.3,
                      sit_inset_m=-0.17, sit_on=True, backing_stalls_on_touch=True),
-}
+})
 AT_SEAT_M = 0.05  # a body origin this near the seat's box: the legs touch its edge
 
 
@@ -136,7 +139,7 @@ class OraclePlanner:
 
     def decide(self, observation: Observation) -> Decision:
         p = observation.privileged
-        self._plan = PLANS.get(p.get("controller"), Plan())
+        self._plan = PLANS[p["controller"]]
         action = self._choose(p)
         self._last = (tuple(p["pose"][:2]), action, p["target_distance"])
         state = "The target is reached." if action.active_stop else "The target is being approached."

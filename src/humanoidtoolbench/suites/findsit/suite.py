@@ -25,7 +25,8 @@ from ...policies.request_schema import image_and_state
 from ..base import FELL, SUCCESS, TIMEOUT, Cameras, StandardProtocol, Suite
 from . import split
 from .contract import DISCRETE_SKILL_V1, SKILL_STEPS
-from .policies import IMAGE_KEY
+from .policies import IMAGE_KEY, PLANS
+from .profiles import PROFILES
 
 MAX_DECISIONS = 100
 STOPPED = "stopped"
@@ -112,6 +113,7 @@ class FindSit(Suite):
         "llm": "humanoidtoolbench.suites.findsit.policies:llm",
     }
     paper_metrics = True
+    controller_tables = (PROFILES, PLANS)  # how the skills and the oracle differ by controller
 
     @property
     def conditions(self):

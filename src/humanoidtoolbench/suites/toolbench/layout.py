@@ -1,10 +1,11 @@
 """Seeded episode layouts: where the robot stands and where every object lies.
 
 Every draw comes from one generator derived from (condition, episode seed).
-A draw that breaks a rule (an object off the bench, two footprints
-overlapping, a BallMove ball within reach of the short stick) is rejected
-and drawn again from the same generator; after `MAX_ATTEMPTS` the layout
-fails with an error naming the last broken rule.
+The scenario's row (`scenarios.py`) names its tools' and objects' draws
+below. A draw that breaks a rule (an object off the bench, two footprints
+overlapping, the scenario's own rule: a BallMove ball within reach of the
+short stick) is rejected and drawn again from the same generator; after
+`MAX_ATTEMPTS` the layout fails with an error naming the last broken rule.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class Layout:
     seed: int
     spawn: BasePose
     items: tuple[Placement, ...]
-    ring: tuple[float, float] | None  # ring centre (BallMove, BallRetrieve)
+    ring: tuple[float, float] | None  # ring centre (the ball scenarios)
     work_spot: tuple[float, float]  # where the robot should stand to work
     style: RoomStyle
     bench_rgba: tuple[float, float, float, float]
@@ -75,19 +76,22 @@ def episode_rng(condition: Condition, seed: int) -> np.random.Generator:
     return np.random.default_rng([int(seed), digest])
 
 
-# -- tools per scenario ----------------------------------------------------
+# -- each scenario's draws (named by its row of `scenarios.py`) ----------------
 
 
-def _draw_tools(condition: Condition, rng: np.random.Generator) -> tuple[Prop, Prop | None]:
-    """The correct tool and, in mode R, the scenario's decoy tool."""
-    if condition.scenario == "BallMove":
-        v = int(rng.integers(tools.VARIANTS_PER_FAMILY))
-        # Same rod, same cross-section and mass: only the length tells them apart.
-        return tools.long_stick(v), tools.short_stick(v) if condition.decoy else None
-    if condition.scenario == "BallRetrieve":
-        hook = tools.hook(int(rng.integers(tools.VARIANTS_PER_FAMILY)))
-        straight = tools.straight_stick(int(rng.integers(tools.VARIANTS_PER_FAMILY)))
-        return hook, straight if condition.decoy else None
+def ball_move_tools(condition: Condition, rng: np.random.Generator) -> tuple[Prop, Prop | None]:
+    v = int(rng.integers(tools.VARIANTS_PER_FAMILY))
+    # Same rod, same cross-section and mass: only the length tells them apart.
+    return tools.long_stick(v), tools.short_stick(v) if condition.decoy else None
+
+
+def ball_retrieve_tools(condition: Condition, rng: np.random.Generator) -> tuple[Prop, Prop | None]:
+    hook = tools.hook(int(rng.integers(tools.VARIANTS_PER_FAMILY)))
+    straight = tools.straight_stick(int(rng.integers(tools.VARIANTS_PER_FAMILY)))
+    return hook, straight if condition.decoy else None
+
+
+def ice_break_tools(condition: Condition, rng: np.random.Generator) -> tuple[Prop, Prop | None]:
     hammer = tools.hammer(int(rng.integers(tools.VARIANTS_PER_FAMILY)))
     decoy = tools.decoy(int(rng.integers(tools.VARIANTS_PER_FAMILY)))
     return hammer, decoy if condition.decoy else None
@@ -160,43 +164,57 @@ def _far_strip(rng: np.random.Generator, y_range: tuple[float, float]) -> tuple[
     return float(rng.uniform(*bench.FAR_STRIP_X)), float(rng.uniform(*y_range))
 
 
-def _task_objects(condition: Condition, rng: np.random.Generator, spawn_xy: np.ndarray):
-    """Scenario objects, ring centre and working spot."""
-    level2 = condition.level == 2
+def ball_move_objects(condition: Condition, rng: np.random.Generator, spawn_xy: np.ndarray):
+    """The ball, the ring beside it (L2: on the far strip) and the working spot."""
     sy = bench.SPAWN_XY[1]
-    if condition.scenario == "BallMove":
-        ball = (float(rng.uniform(-0.60, -0.34)), float(rng.uniform(sy - 0.93, sy - 0.84)))
-        if level2:
-            ring = _far_strip(rng, (-0.26, -0.20))
-        else:
-            d = float(rng.uniform(0.22, 0.32))
-            side = 1.0 if rng.random() < 0.5 else -1.0
-            if not -0.78 <= ball[0] + side * d <= -0.16:
-                side = -side
-            dy = float(rng.uniform(-0.03, 0.03))
-            # The ring centre lies d from the ball, mostly along the bench (x).
-            ring = (ball[0] + side * math.sqrt(d * d - dy * dy), ball[1] + dy)
-        items = [Placement(BALL, BALL, ball, 0.0, (BALL_RADIUS, BALL_RADIUS))]
-        spot = (ring[0], sy) if level2 else tuple(spawn_xy)
-        return items, ring, spot
-    if condition.scenario == "BallRetrieve":
-        if level2:
-            ball = _far_strip(rng, (-0.22, -0.10))
-        else:
-            ball = (float(rng.uniform(-0.60, -0.30)), float(rng.uniform(sy - 0.87, sy - 0.67)))
-        ring = (ball[0], ball[1] + 0.20)  # 0.20 m nearer the robot
-        items = [Placement(BALL, BALL, ball, 0.0, (BALL_RADIUS, BALL_RADIUS))]
-        spot = (ball[0], sy) if level2 else tuple(spawn_xy)
-        return items, ring, spot
+    ball = (float(rng.uniform(-0.60, -0.34)), float(rng.uniform(sy - 0.93, sy - 0.84)))
+    if condition.level == 2:
+        ring = _far_strip(rng, (-0.26, -0.20))
+    else:
+        d = float(rng.uniform(0.22, 0.32))
+        side = 1.0 if rng.random() < 0.5 else -1.0
+        if not -0.78 <= ball[0] + side * d <= -0.16:
+            side = -side
+        dy = float(rng.uniform(-0.03, 0.03))
+        # The ring centre lies d from the ball, mostly along the bench (x).
+        ring = (ball[0] + side * math.sqrt(d * d - dy * dy), ball[1] + dy)
+    items = [Placement(BALL, BALL, ball, 0.0, (BALL_RADIUS, BALL_RADIUS))]
+    spot = (ring[0], sy) if condition.level == 2 else tuple(spawn_xy)
+    return items, ring, spot
+
+
+def ball_retrieve_objects(condition: Condition, rng: np.random.Generator, spawn_xy: np.ndarray):
+    """The ball out of reach (L2: on the far strip), the ring 0.20 m nearer the robot, the working spot."""
+    sy = bench.SPAWN_XY[1]
+    if condition.level == 2:
+        ball = _far_strip(rng, (-0.22, -0.10))
+    else:
+        ball = (float(rng.uniform(-0.60, -0.30)), float(rng.uniform(sy - 0.87, sy - 0.67)))
+    ring = (ball[0], ball[1] + 0.20)  # 0.20 m nearer the robot
+    items = [Placement(BALL, BALL, ball, 0.0, (BALL_RADIUS, BALL_RADIUS))]
+    spot = (ball[0], sy) if condition.level == 2 else tuple(spawn_xy)
+    return items, ring, spot
+
+
+def ice_break_objects(condition: Condition, rng: np.random.Generator, spawn_xy: np.ndarray):
+    """Two ice blocks (L2: the second on the far strip), no ring, the working spot."""
+    sy = bench.SPAWN_XY[1]
     depth = lambda: float(rng.uniform(sy - 0.70, sy - 0.63))  # noqa: E731
     first = (float(rng.uniform(-0.34, -0.22)), depth())
     second = (float(rng.uniform(-0.66, -0.50)), depth())
-    if level2:
+    if condition.level == 2:
         second = _far_strip(rng, (sy - 0.70, sy - 0.63))
     half = (ICE_SIZE / 2, ICE_SIZE / 2)
     items = [Placement("ice_1", ICE, first, 0.0, half), Placement("ice_2", ICE, second, 0.0, half)]
-    spot = (second[0], sy) if level2 else tuple(spawn_xy)
+    spot = (second[0], sy) if condition.level == 2 else tuple(spawn_xy)
     return items, None, spot
+
+
+def ball_beyond_short_stick(layout: Layout) -> str:
+    """BallMove's own rule: the short stick must not reach the ball from where the robot starts."""
+    if reach_shortfall(layout.item(BALL).xy, (layout.spawn.x, layout.spawn.y)) < MIN_SHORTFALL:
+        return "the ball is within reach of the short stick"
+    return ""
 
 
 def _style(rng: np.random.Generator) -> tuple[RoomStyle, tuple[float, float, float, float]]:
@@ -232,13 +250,14 @@ def _draw(condition: Condition, seed: int, rng: np.random.Generator) -> tuple[La
         DEFAULT_BASE_HEIGHT,
         bench.SPAWN_YAW + float(rng.uniform(-bench.SPAWN_YAW_JITTER, bench.SPAWN_YAW_JITTER)),
     )
-    correct, decoy = _draw_tools(condition, rng)
+    task = condition.task
+    correct, decoy = task.load("tools")(condition, rng)
     row_props = [("tool", TOOL, correct)]
     if decoy is not None:
         row_props.append(("decoy", DECOY, decoy))
     row_props += [(f"irrelevant_{i}", IRRELEVANT, p) for i, p in enumerate(_draw_household(rng))]
     row = _row(row_props, rng, bench.SPAWN_XY[1] - bench.TOOL_ROW_DEPTH)
-    task_items, ring, spot = _task_objects(condition, rng, spawn_xy)
+    task_items, ring, spot = task.load("objects")(condition, rng, spawn_xy)
     style, bench_rgba = _style(rng)
     if row is None:
         return None, "the tool-half objects do not fit in the row"
@@ -257,10 +276,8 @@ def _broken_rule(layout: Layout) -> str:
                 return f"{a.name} overlaps {b.name}"
     if layout.ring is not None and not bench.on_bench(layout.ring, (RING_RADIUS, RING_RADIUS), margin=0.0):
         return "the ring is off the bench"
-    if layout.condition.scenario == "BallMove":
-        if reach_shortfall(layout.item(BALL).xy, (layout.spawn.x, layout.spawn.y)) < MIN_SHORTFALL:
-            return "the ball is within reach of the short stick"
-    return ""
+    rule = layout.condition.task.rule
+    return layout.condition.task.load("rule")(layout) if rule else ""
 
 
 def sample_layout(condition: Condition, seed: int) -> Layout:

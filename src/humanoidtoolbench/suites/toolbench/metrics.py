@@ -1,8 +1,10 @@
 """Per-step task metrics and the success predicates, read from the simulator state.
 
 Names and meanings follow the public metric table. Every metric is computed
-once per control step; the predicate of the condition's level and scenario
-must then hold for 50 consecutive steps (see `HoldCounter`).
+once per control step (a scenario's own by the function its row in
+`scenarios.py` names); the predicate of the condition's level and scenario
+(L0: the lift; L1/L2: the row's `done` metric) must then hold for 50
+consecutive steps (see `HoldCounter`).
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ class EpisodeMetrics:
         self.contacts = contacts
         self.bodies = bodies
         self.fracture = fracture
+        self._scenario_metrics = self.cond.task.load("metrics")
+        self._done = self.cond.task.done
         self._wrong = [n for n in contacts.names if n == DECOY or n.startswith(IRRELEVANT)]
         self._left, self._right = (contacts.code[h] for h in HANDS)
         # Owners whose touch by a hand counts (the correct tool and the wrong objects), by code.
@@ -99,7 +103,7 @@ class EpisodeMetrics:
             "tool_touched_target": self.tool_hit,
             "wrong_tool_touched_target": self.wrong_tool_hit,
         }
-        values.update(self._scenario(data))
+        values.update(self._scenario_metrics(self, data))
         if self.cond.level == 2:
             values.update(self._locomotion(base))
         values["level"] = self.cond.level
@@ -110,8 +114,7 @@ class EpisodeMetrics:
         """The condition's predicate on this step's metrics."""
         if self.cond.level == 0:
             return bool(values["picked_correct_tool"])
-        key = {"BallMove": "on_spot", "BallRetrieve": "in_target_area", "IceBreak": "ice_broken"}[self.cond.scenario]
-        return bool(values[key])
+        return bool(values[self._done])
 
     # -- pieces ----------------------------------------------------------
     @staticmethod
@@ -131,32 +134,6 @@ class EpisodeMetrics:
     def _hits_target(self, pairs: np.ndarray, tool: str) -> bool:
         return any(len(self.contacts.touching(pairs, tool, t)) for t in TARGETS if t in self.contacts.code)
 
-    def _scenario(self, data: mujoco.MjData) -> dict:
-        scenario = self.cond.scenario
-        if scenario == "IceBreak":
-            broken = self.fracture.broken(data)
-            count = sum(broken)
-            return {
-                "ice_broken": count == len(broken),
-                "ice_broken_count": count,
-                "ice_broke_1": count >= 1,
-                "ice_broke_2": count >= 2,
-                "peak_impulse": self.fracture.peak_impulse,
-            }
-        ball = data.qpos[self.bodies.ball : self.bodies.ball + 2]
-        inside = inside_ring(ball, self.layout.ring)
-        if scenario == "BallMove":
-            spawn = (self.layout.spawn.x, self.layout.spawn.y)
-            return {
-                "on_spot": inside,
-                "push_distance": float(np.linalg.norm(ball - self.ball_xy0)),
-                "reach_shortfall": reach_shortfall(self.layout.item(BALL).xy, spawn),
-            }
-        return {
-            "in_target_area": inside,
-            "retrieve_gain": self.spot_dist0 - float(np.linalg.norm(ball - self.spot)),
-        }
-
     def _locomotion(self, base: BasePose) -> dict:
         dist = float(np.linalg.norm(base.xy - self.spot))
         self.reached |= dist <= REACHED_RADIUS
@@ -168,3 +145,40 @@ class EpisodeMetrics:
             "reached_target_bench": self.reached,
             "first_move_toward_target": self.first_move,
         }
+
+
+# -- each scenario's metrics (named by its row of `scenarios.py`) ---------------
+
+
+def _ball(m: EpisodeMetrics, data: mujoco.MjData) -> np.ndarray:
+    return data.qpos[m.bodies.ball : m.bodies.ball + 2]
+
+
+def ball_move_metrics(m: EpisodeMetrics, data: mujoco.MjData) -> dict:
+    ball = _ball(m, data)
+    spawn = (m.layout.spawn.x, m.layout.spawn.y)
+    return {
+        "on_spot": inside_ring(ball, m.layout.ring),
+        "push_distance": float(np.linalg.norm(ball - m.ball_xy0)),
+        "reach_shortfall": reach_shortfall(m.layout.item(BALL).xy, spawn),
+    }
+
+
+def ball_retrieve_metrics(m: EpisodeMetrics, data: mujoco.MjData) -> dict:
+    ball = _ball(m, data)
+    return {
+        "in_target_area": inside_ring(ball, m.layout.ring),
+        "retrieve_gain": m.spot_dist0 - float(np.linalg.norm(ball - m.spot)),
+    }
+
+
+def ice_break_metrics(m: EpisodeMetrics, data: mujoco.MjData) -> dict:
+    broken = m.fracture.broken(data)
+    count = sum(broken)
+    return {
+        "ice_broken": count == len(broken),
+        "ice_broken_count": count,
+        "ice_broke_1": count >= 1,
+        "ice_broke_2": count >= 2,
+        "peak_impulse": m.fracture.peak_impulse,
+    }

@@ -1,4 +1,4 @@
-"""The 18 canonical conditions: three scenarios x levels L0/L1/L2 x modes S/R.
+"""The 18 canonical conditions: the three scenarios of `scenarios.py` x levels L0/L1/L2 x modes S/R.
 
 IDs read `humanoidtoolbench/G1<Scenario>-L<level>-<mode>`; the prefix is
 optional wherever a user types one. `all` runs them in `CONDITIONS` order:
@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .. import UnknownEnvironment
-from .instructions import instruction
+from . import scenarios
+from .scenarios import Scenario
 
 NAMESPACE = "humanoidtoolbench"
-SCENARIOS = ("BallMove", "BallRetrieve", "IceBreak")
+SCENARIOS = tuple(scenarios.TABLE)
 LEVELS = (0, 1, 2)
 MODES = ("S", "R")
 DEFAULT_ENV = "G1BallMove-L0-S"
@@ -31,6 +32,14 @@ class Condition:
     scenario: str
     level: int
     mode: str
+
+    def __post_init__(self) -> None:
+        scenarios.get(self.scenario)  # an unknown scenario fails here, naming the known ones
+
+    @property
+    def task(self) -> Scenario:
+        """The scenario's row."""
+        return scenarios.get(self.scenario)
 
     @property
     def name(self) -> str:
@@ -51,7 +60,7 @@ class Condition:
 
     @property
     def instruction(self) -> str:
-        return instruction(self.scenario, self.level)
+        return self.task.instruction(self.level)
 
 
 CONDITIONS: tuple[Condition, ...] = tuple(

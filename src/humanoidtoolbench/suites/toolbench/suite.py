@@ -21,8 +21,6 @@ from .registry import Condition
 
 # The public protocol names the policy's image by its camera with an `rgb_` prefix.
 IMAGE_KEY = f"rgb_{POLICY_CAMERA}"
-# The flag that says the task outcome was reached at some step, per ball scenario.
-OUTCOME_FLAG = {"BallMove": "on_spot", "BallRetrieve": "in_target_area"}
 # The public request, as a policy server checks it before the policy sees it.
 REQUEST_SCHEMA = image_and_state("toolbench_request_v1", IMAGE_KEY, STATE_DIM)
 
@@ -110,31 +108,18 @@ class ToolBench(Suite):
         return {"Mode": mode, "Level": f"L{condition.level}", "Scenario": condition.scenario}
 
     def failure_cause(self, condition: Condition, summary: dict) -> str:
-        scenario, level = condition.scenario, condition.level
+        task, level = condition.task, condition.level
         final, ever = summary.get("final_metrics", {}), summary.get("ever_true", {})
         if summary.get("outcome") == "fell":
             return "fell"
         lift_max = summary.get("numeric_max", {}).get("tool_lift", 0.0)
         if not ever.get("picked_correct_tool"):
             return "correct tool never lifted" if lift_max < 0.02 else "tool lifted too little"
-        if final.get("tool_lift", 0.0) < 0.02 and level > 0 and not _task_done(scenario, final):
+        if final.get("tool_lift", 0.0) < 0.02 and level > 0 and not final.get(task.done):
             return "grasp lost"
         if level == 0:
             return "lift not held for 50 steps"
-        if scenario == "IceBreak":
-            broken = int(final.get("ice_broken_count", 0))
-            return ("no block broken", "one block broken")[min(broken, 1)] if broken < 2 else "blocks broken too late"
-        if not ever.get("tool_touched_target"):
-            return "ball never touched"
-        if ever.get(OUTCOME_FLAG[scenario]):
-            return "ball reached the ring but did not stay"
-        return "ball not brought into the ring"
-
-
-def _task_done(scenario: str, final: dict) -> bool:
-    if scenario == "IceBreak":
-        return bool(final.get("ice_broken"))
-    return bool(final.get(OUTCOME_FLAG[scenario]))
+        return task.failure(final, ever)
 
 
 SUITE = ToolBench()

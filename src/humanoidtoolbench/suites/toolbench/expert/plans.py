@@ -1,14 +1,10 @@
-"""What the expert does in each condition: L0 picks and holds; L1 and L2 use the tool."""
+"""What the expert does in each condition: L0 picks and holds; L1 and L2 use the tool as the scenario's row says."""
 
 from __future__ import annotations
 
 from ....planning.skills import Context, Steps, hold_still
-from .ball_move import ball_move
-from .ball_retrieve import ball_retrieve
-from .ice_break import ice_break
+from .. import scenarios
 from .pick import pick, raise_arm
-
-USE = {"BallMove": ball_move, "BallRetrieve": ball_retrieve, "IceBreak": ice_break}
 
 
 def select(ctx: Context) -> Steps:
@@ -20,4 +16,4 @@ def select(ctx: Context) -> Steps:
 
 def plan_for(ctx: Context) -> Steps:
     world = ctx.obs.world
-    return select(ctx) if world["level"] == 0 else USE[world["scenario"]](ctx)
+    return select(ctx) if world["level"] == 0 else scenarios.get(world["scenario"]).load("expert")(ctx)
