@@ -139,6 +139,7 @@ def test_a_leg_says_whether_it_stepped():
     assert ctx.cmd[32] == 0.07 and ctx.cmd[34] == nav.ENGAGE
 
 
+@pytest.mark.slow
 def test_the_expert_walks_to_the_fresh_bulb():
     """S07 seed 3 (2.1 m, straight): near (0.63 m) and facing (0.5 rad) the bulb, standing, in 60 s."""
     result = run_expert("S07", 3, 3000)

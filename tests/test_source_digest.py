@@ -6,6 +6,7 @@ import shutil
 
 import pytest
 
+from humanoidtoolbench.digest import file_sha256
 from humanoidtoolbench.eval import provenance
 
 SUITES = ("toolbench", "fiatlux", "findsit")
@@ -75,4 +76,7 @@ def test_a_suite_outside_the_package_counts_what_it_imports_from_it(root, tmp_pa
     assert "ext/outside_suite.py" in hashes and "suites/findsit/navgrid.py" in hashes
     assert not any(p.startswith("suites/toolbench/") for p in hashes)
     append(root / "suites/findsit/navgrid.py")()
-    assert provenance.hashes_of(root, "outside_suite")["suites/findsit/navgrid.py"] != hashes["suites/findsit/navgrid.py"]
+    edited = provenance.hashes_of(root, "outside_suite")
+    assert edited["suites/findsit/navgrid.py"] == file_sha256(root / "suites/findsit/navgrid.py") != hashes["suites/findsit/navgrid.py"]
+    assert {p: h for p, h in edited.items() if p != "suites/findsit/navgrid.py"} == {
+        p: h for p, h in hashes.items() if p != "suites/findsit/navgrid.py"}  # nothing else moved
