@@ -59,7 +59,7 @@ class DialContract(ActionContract):
     def validate(self, action) -> np.ndarray:
         chunk = super().validate(action)
         if np.abs(chunk).max() > 1.0:
-            raise ActionError(f"a turning rate must lie in [-1, 1]; got {np.abs(chunk).max():g}")
+            raise ActionError(f"turning rates must lie in [-1, 1]; got {np.abs(chunk).max():g}")
         return chunk
 
     def decode(self, row: np.ndarray) -> Turn:

@@ -10,24 +10,25 @@ import pytest
 from humanoidtoolbench.planning.caution import NoCaution
 from humanoidtoolbench.planning.kinematics import Kinematics
 from humanoidtoolbench.suites.fiatlux import SUITE
-from humanoidtoolbench.suites.fiatlux.expert import CHUNK, Expert
+from humanoidtoolbench.suites.fiatlux.expert import Expert
 from humanoidtoolbench.suites.fiatlux.expert.caution import CAUTIONS
 from humanoidtoolbench.suites.fiatlux.expert.common import context
 from humanoidtoolbench.suites.fiatlux.gates import GLASS_LIMIT
 from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY
+
+from rollouts import play
 
 
 def run(key: str, seed: int, steps: int):
     ep = SUITE.make_episode(BY_KEY[key], seed, SUITE.make_controller("balanced"), "fast")
     ep.reset()
     expert, peak = Expert(), 0.0
-    for step in range(steps):
-        if step % CHUNK == 0:
-            rows = expert({"privileged": ep.privileged(), "history": {"reset": step == 0}, "state": {}})
-        result = ep.step(rows[step % CHUNK])
+
+    def act(requests: int) -> np.ndarray:
+        return expert({"privileged": ep.privileged(), "history": {"reset": requests == 0}, "state": {}})
+
+    for result in play(ep, SUITE.action_contract("balanced"), act, steps):
         peak = max(peak, result.metrics["grip_force"])
-        if result.outcome:
-            return result, peak
     return result, peak
 
 

@@ -9,10 +9,12 @@ import numpy as np
 from humanoidtoolbench.control.base import BasePose
 from humanoidtoolbench.suites.fiatlux.contract import Q0_VECTOR
 from humanoidtoolbench.suites.fiatlux import SUITE
-from humanoidtoolbench.suites.fiatlux.expert import CHUNK, ladder
+from humanoidtoolbench.suites.fiatlux.expert import ladder
 from humanoidtoolbench.suites.fiatlux.expert.common import context, observe
 from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY
 from humanoidtoolbench.planning.skills import PlanFollower, hold_still
+
+from rollouts import play
 
 
 class Lifter(PlanFollower):
@@ -39,10 +41,11 @@ def test_the_robot_lifts_the_ladders_steps_end_and_holds_it():
     mujoco.mj_forward(ep.model, ep.data)
     ep.last = ep.snapshot()
     lifter, carried = Lifter(), []
-    for k in range(1450):
-        if k % CHUNK == 0:
-            rows = lifter({"privileged": ep.privileged(), "history": {"reset": k == 0}, "state": {}})
-        result = ep.step(rows[k % CHUNK])
+
+    def act(requests: int) -> np.ndarray:
+        return lifter({"privileged": ep.privileged(), "history": {"reset": requests == 0}, "state": {}})
+
+    for k, result in enumerate(play(ep, SUITE.action_contract("balanced"), act, 1450)):
         assert result.outcome is None, f"{result.outcome} at step {k}"
         if k >= 1350:  # the last two seconds, the ladder held up
             carried.append(-(ep.controller.arm_loads.wrench["left"][2] + ep.controller.arm_loads.wrench["right"][2]))

@@ -17,6 +17,8 @@ from humanoidtoolbench.suites.fiatlux.gates import BULB_APPROACH, LADDER_REACH
 from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY
 from humanoidtoolbench.planning.navgrid import Rect
 
+from rollouts import play
+
 ROOM = (-4.5, -3.5, 4.5, 4.7)
 
 
@@ -89,12 +91,11 @@ def run_expert(key: str, seed: int, steps: int):
     ep = SUITE.make_episode(BY_KEY[key], seed, SUITE.make_controller("balanced"), "fast")
     ep.reset()
     expert = Expert()
-    for step in range(steps):
-        if step % CHUNK == 0:
-            rows = expert({"privileged": ep.privileged(), "history": {"reset": step == 0}, "state": {}})
-        result = ep.step(rows[step % CHUNK])
-        if result.outcome:
-            break
+
+    def act(requests: int) -> np.ndarray:
+        return expert({"privileged": ep.privileged(), "history": {"reset": requests == 0}, "state": {}})
+
+    *_, result = play(ep, SUITE.action_contract("balanced"), act, steps)
     return result
 
 
@@ -138,6 +139,7 @@ def test_a_leg_says_whether_it_stepped():
     assert ctx.cmd[32] == 0.07 and ctx.cmd[34] == nav.ENGAGE
 
 
+@pytest.mark.slow
 def test_the_expert_walks_to_the_fresh_bulb():
     """S07 seed 3 (2.1 m, straight): near (0.63 m) and facing (0.5 rad) the bulb, standing, in 60 s."""
     result = run_expert("S07", 3, 3000)

@@ -54,6 +54,7 @@ def test_a_decision_is_25_control_rows_and_stop_is_one():
         DISCRETE_SKILL_V1.validate(np.zeros((2, 2)))
 
 
+@pytest.mark.slow
 def test_the_oracle_reaches_a_plant_and_sits_on_a_bed(tmp_path):
     """Episodes 0 and 1 of val100: a potted plant (touch and stop) and a bed (touch, turn, back up, sit, stop)."""
     run_dir = run(tmp_path, "--policy", "oracle", "--episodes", "2", "--metrics")
@@ -68,6 +69,7 @@ def test_the_oracle_reaches_a_plant_and_sits_on_a_bed(tmp_path):
         assert f"paper_metrics/episode_{seed}/metrics.json" in summary.files
 
 
+@pytest.mark.slow
 def test_the_random_floor_and_the_paper_table(tmp_path, capsys):
     run_dir = run(tmp_path, "--policy", "random", "--checkpoint", "r", "--episodes", "3", "--metrics")
     outcomes = [read(run_dir / "summaries" / f"episode_{s}.json", EpisodeSummary).outcome for s in range(3)]

@@ -15,6 +15,7 @@ from humanoidtoolbench.suites.findsit.contract import DISCRETE_SKILL_V1
 from humanoidtoolbench.suites.findsit.episode import FindSitEpisode
 from humanoidtoolbench.suites.findsit.profiles import PROFILES
 from humanoidtoolbench.suites.findsit.suite import CONDITIONS, SUITE
+from humanoidtoolbench.suites.rollout import Rollout
 
 EPISODE = 9  # a start with room to move every way
 SKILLS = 4  # 2 s: one skill alone is mostly the start-up and the pelvis' sway from foot to foot
@@ -27,10 +28,10 @@ def episode() -> FindSitEpisode:
 
 
 def run_skill(ep: FindSitEpisode, skill_id: int, value: float) -> str | None:
-    chunk = DISCRETE_SKILL_V1.validate([[skill_id, value]])
-    ep.on_chunk(chunk, {})
-    for row in chunk:
-        outcome = ep.step(row).outcome
+    rollout = Rollout(ep, DISCRETE_SKILL_V1)
+    rollout.accept([[skill_id, value]], {})
+    while not rollout.needs_request:
+        outcome = rollout.step()[1].outcome
         if outcome is not None:
             return outcome
     return None
@@ -144,20 +145,18 @@ def test_the_balanced_robot_sits_leaning_forward_and_stops_lowering_where_its_pe
     oracle = OraclePlanner()
     oracle.reset("", 6)
     touched, commanded, lean = None, [], 0.0
-    for n in range(100):
-        action = oracle.decide(Observation(np.zeros((2, 2, 3), np.uint8), n, ep.privileged())).action
-        chunk = DISCRETE_SKILL_V1.validate([[action.id, _value(action)]])
-        ep.on_chunk(chunk, {})
-        for row in chunk:
-            if action.skill == actions.SIT and touched is None and ep._pelvis_partners().size:
-                touched = ep.sim.base_pose().z
-            outcome = ep.step(row).outcome
-            if action.skill == actions.SIT and touched is not None:
-                commanded.append(ep._row[31])
-                lean = max(lean, ep._row[JOINT_SLOTS.index("waist_pitch_joint")])
-            if outcome is not None:
-                break
-        if ep.outcome is not None:
+    rollout = Rollout(ep, DISCRETE_SKILL_V1)
+    while not (rollout.needs_request and rollout.requests == 100):
+        if rollout.needs_request:
+            action = oracle.decide(Observation(np.zeros((2, 2, 3), np.uint8), rollout.requests, ep.privileged())).action
+            rollout.accept([[action.id, _value(action)]], {})
+        if action.skill == actions.SIT and touched is None and ep._pelvis_partners().size:
+            touched = ep.sim.base_pose().z
+        outcome = rollout.step()[1].outcome
+        if action.skill == actions.SIT and touched is not None:
+            commanded.append(ep._row[31])
+            lean = max(lean, ep._row[JOINT_SLOTS.index("waist_pitch_joint")])
+        if outcome is not None:
             break
     assert ep.outcome == SUCCESS and ep.privileged()["pelvis_on_target"] and not ep.sim.fallen()
     assert lean == pytest.approx(0.5)

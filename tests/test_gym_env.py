@@ -49,6 +49,13 @@ def test_all_conditions_are_registered():
         assert cond.env_id in gymnasium.registry
 
 
+def test_the_environment_passes_gymnasiums_checker(make):
+    """Spaces, seeding (the same seed, the same observation), dtypes and the step API as Gymnasium expects."""
+    from gymnasium.utils.env_checker import check_env
+
+    check_env(make(controller="assisted").unwrapped, skip_render_check=True)
+
+
 def test_reset_observation(make):
     env = make()
     obs, info = env.reset(seed=SEED)

@@ -13,7 +13,6 @@ import pytest
 from humanoidtoolbench import suites
 from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.cli import gallery as gallery_cli
-from humanoidtoolbench.control.contracts import get as get_contract
 from humanoidtoolbench.eval.identity import policy_label
 from humanoidtoolbench.metrics.report import standing
 from humanoidtoolbench.sim import look as looks
@@ -21,6 +20,8 @@ from humanoidtoolbench.sim import scene
 from humanoidtoolbench.sim.look import visual
 from humanoidtoolbench.sim.look.textures import PATTERNS
 from humanoidtoolbench.sim.simulation import home_upper_pose
+
+from rollouts import play
 
 SUITES = {s.name: s for s in suites.suites()}
 # (suite, condition, seed): scenes that between them hold every kind of thing a suite dresses.
@@ -43,15 +44,13 @@ def episode(suite_name: str, condition: str, seed: int, look: str):
     return suite.make_episode(suite.parse(condition), seed, suite.make_controller(suite.protocol.controller), "fast", look=look)
 
 
-def fixed_rows(suite_name: str) -> np.ndarray:
-    """Control rows of one fixed command: walk forward (tool use, find-navigate-sit), hold zero (Fiatlux)."""
-    suite = SUITES[suite_name]
-    contract = get_contract(suite.contract_for(suite.protocol.controller))
+def fixed_action(suite_name: str) -> np.ndarray:
+    """A policy's one fixed reply: walk forward (tool use, find-navigate-sit), hold zero (Fiatlux)."""
     if suite_name == "toolbench":
-        return contract.validate(np.concatenate([home_upper_pose(), [0.75, 0.1, 0.0, 0.0, 0.0]])[None])
+        return np.concatenate([home_upper_pose(), [0.75, 0.1, 0.0, 0.0, 0.0]])[None]
     if suite_name == "findsit":
-        return contract.validate(np.array([[0.0, 0.4]]))
-    return contract.validate(np.zeros((1, contract.action_dim)))
+        return np.array([[0.0, 0.4]])
+    return np.zeros((1, SUITES[suite_name].action_contract().action_dim))
 
 
 # -- textures and materials ------------------------------------------------------------------------
@@ -148,16 +147,13 @@ def test_a_dressed_look_adds_only_visual_geometry_and_changes_no_physics(suite_n
 
 @pytest.mark.parametrize("suite_name, condition, seed", SCENES[:2] + SCENES[3:4] + SCENES[5:6])
 def test_trajectories_are_byte_identical_in_every_look(suite_name, condition, seed):
-    rows = fixed_rows(suite_name)
+    action, suite = fixed_action(suite_name), SUITES[suite_name]
     digests = {}
     for look in ("fast", "standard"):
         ep = episode(suite_name, condition, seed, look)
         ep.reset()
         h = hashlib.sha256()
-        for k in range(STEPS):
-            if k % len(rows) == 0:
-                ep.on_chunk(rows)
-            ep.step(rows[k % len(rows)])
+        for _ in play(ep, suite.action_contract(), lambda requests: action, STEPS):
             h.update(ep.data.qpos.tobytes() + ep.data.qvel.tobytes() + ep.data.ctrl.tobytes())
         digests[look] = h.hexdigest()
     assert digests["fast"] == digests["standard"]

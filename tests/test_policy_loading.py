@@ -57,8 +57,12 @@ def test_file_reference_imports_sibling_helpers_and_hashes_them(tmp_path):
     write(tmp_path / "unrelated.py", "X = 2\n")
     assert load_policy(ref).adapter_sha256 == policy.adapter_sha256
     forget(before)
+    helper = (tmp_path / "htb_test_helper.py").read_text()
     write(tmp_path / "htb_test_helper.py", "SCALE = 2\n")
     assert load_policy(ref).adapter_sha256 != policy.adapter_sha256
+    forget(before)
+    write(tmp_path / "htb_test_helper.py", helper)  # the same bytes again: the same identity
+    assert load_policy(ref).adapter_sha256 == policy.adapter_sha256
 
 
 def test_relative_file_reference_resolves_from_the_current_directory(tmp_path, monkeypatch):

@@ -131,7 +131,7 @@ def test_enough_variants():
     assert set(tools.FAMILIES) == {"stick", "hook", "straight_stick", "hammer", "decoy"}
     assert tools.VARIANTS_PER_FAMILY >= 8
     for styles in (tools.STICK_STYLES, tools.STRAIGHT_STYLES, tools.HOOK_STYLES, tools.HAMMER_STYLES):
-        assert len(styles) == tools.VARIANTS_PER_FAMILY
+        assert len(set(map(repr, styles))) == len(styles) == tools.VARIANTS_PER_FAMILY  # as many distinct looks
     kinds = [tools.decoy(v).kind for v in range(tools.VARIANTS_PER_FAMILY)]
     assert all(kinds.count(k) == tools.VARIANTS_PER_FAMILY // 3 for k in tools.DECOY_KINDS)
     assert len(household.HOUSEHOLD_KINDS) >= 25

@@ -28,6 +28,10 @@ def test_digest_follows_any_hash():
     assert provenance.source_digest(dict(reversed(hashes.items()))) == digest
     changed = {**hashes, "control/contracts/base.py": "0" * 64}
     assert provenance.source_digest(changed) != digest
+    # Recorded results carry digests of this definition (SHA-256 of the sorted map as compact JSON):
+    # a change to it would unseal every stored result.
+    tiny = {"b.py": "1" * 64, "a.py": "0" * 64}
+    assert provenance.source_digest(tiny) == "6ae8ab392ce508774402b50a570e4462b6022f44cfcdf51805ffcb864daa2ef4"
     assert provenance.source_hashes() == hashes  # the cached value was not mutated
 
 

@@ -6,6 +6,7 @@ import shutil
 
 import pytest
 
+from humanoidtoolbench.digest import file_sha256
 from humanoidtoolbench.eval import provenance
 
 SUITES = ("toolbench", "fiatlux", "findsit")
@@ -82,4 +83,7 @@ def test_a_suite_outside_the_package_counts_what_it_imports_from_it(root, tmp_pa
     assert "ext/outside_suite.py" in hashes and "planning/navgrid.py" in hashes
     assert not any(p.startswith(("suites/toolbench/", "suites/findsit/")) or p == "planning/skills.py" for p in hashes)
     append(root / "planning/navgrid.py")()
-    assert provenance.hashes_of(root, "outside_suite")["planning/navgrid.py"] != hashes["planning/navgrid.py"]
+    edited = provenance.hashes_of(root, "outside_suite")
+    assert edited["planning/navgrid.py"] == file_sha256(root / "planning/navgrid.py") != hashes["planning/navgrid.py"]
+    assert {p: h for p, h in edited.items() if p != "planning/navgrid.py"} == {
+        p: h for p, h in hashes.items() if p != "planning/navgrid.py"}  # nothing else moved

@@ -1,17 +1,18 @@
 """One recorded episode of any suite: the policy loop, the per-step sinks, the videos, the summary.
 
 The policy sees the suite's request (head image, contract state,
-instruction) each time its previous chunk is used up; every row of a chunk
-is one 50 Hz command. The episode ends on the step a suite's termination
-fires (success, a fall, or the suite's own), else at the step budget. The
-summary is written last: its presence marks the episode complete.
+instruction) each time its previous chunk is used up; the rollout
+(`suites/rollout.py`) validates each chunk, hands it to the episode and
+executes its rows, one 50 Hz command each. The episode ends on the step a
+suite's termination fires (success, a fall, or the suite's own), else at
+the step budget. The summary is written last: its presence marks the
+episode complete.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections import deque
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +26,7 @@ from ..record.recorder import MetricsSink, PolicyCallSink, StepArraysSink, StepR
 from ..record.records import EpisodeSummary, PolicyCall, VideoEntry, convert
 from ..sim.render import CameraRenderer, backend_info
 from ..suites.base import FELL, SUCCESS, TIMEOUT
+from ..suites.rollout import Rollout
 from .derive import MetricTracker
 from .rundir import LOGGER, RunDir
 from .settings import EvalSettings
@@ -61,8 +63,9 @@ def run_episode(settings: EvalSettings, policy, seed: int, run: RunDir, on_step=
     episode.reset()
     run.discard_episode(seed)
     tracker = MetricTracker()
+    rollout = Rollout(episode, contract)
     timings = {"policy": 0.0, "render": 0.0, "encode": 0.0, "physics": 0.0, "probe": 0.0}
-    outcome, step, requests = None, 0, 0
+    outcome, step = None, 0
     chunk_lengths: set[int] = set()
     sinks = [MetricsSink(run.metrics(seed), seed), StepArraysSink(run.steps(seed)), PolicyCallSink(run.policy_calls(seed))]
     sinks += suite.sinks(episode, run.path, seed)
@@ -72,10 +75,10 @@ def run_episode(settings: EvalSettings, policy, seed: int, run: RunDir, on_step=
             if settings.record_video:
                 video = VideoRecorder(run.videos(seed), settings.cameras, cams_spec.policy_camera, cams_spec.width, cams_spec.height)
             head = video.frame(cams, episode.data, timings) if video else None
-            queue: deque = deque()
             for step in range(1, settings.max_steps + 1):
                 state = episode.state()  # before a chunk arrives: at a request, the request's own state
-                if not queue:
+                if rollout.needs_request:
+                    requests = rollout.requests
                     if head is None:
                         t = time.perf_counter()
                         head = cams.render(episode.data, cams_spec.policy_camera)
@@ -89,23 +92,20 @@ def run_episode(settings: EvalSettings, policy, seed: int, run: RunDir, on_step=
                     t = time.perf_counter()
                     try:
                         reply = policy.act(request)
-                        chunk = contract.validate(reply.action)
-                    except ActionError as exc:
-                        raise failed_call(PolicyError(f"Policy {exc}"), cond.name, seed, step, requests, run.log_path) from None
                     except PolicyError as exc:
                         raise failed_call(exc, cond.name, seed, step, requests, run.log_path) from None
                     seconds = time.perf_counter() - t
+                    try:
+                        chunk = rollout.accept(reply.action, reply.metadata)
+                    except ActionError as exc:
+                        raise failed_call(PolicyError(f"Policy {exc}"), cond.name, seed, step, requests, run.log_path) from None
                     timings["policy"] += seconds
                     call = PolicyCall(request=requests, step=step, rows=len(chunk), seconds=round(seconds, 6), metadata=reply.metadata)
                     for sink in sinks:
                         sink.policy_call(call)
-                    requests += 1
                     chunk_lengths.add(len(chunk))
-                    queue.extend(chunk)
-                    episode.on_chunk(chunk, reply.metadata)
-                row = queue.popleft()
                 t = time.perf_counter()
-                result = episode.step(row)
+                row, result = rollout.step()
                 timings["physics"] += time.perf_counter() - t
                 outcome = result.outcome
                 values = _jsonable(result.metrics)
@@ -147,7 +147,7 @@ def run_episode(settings: EvalSettings, policy, seed: int, run: RunDir, on_step=
         outcome=outcome,
         episode_seconds=round(time.perf_counter() - started, 3),
         settle_steps=episode.settle_steps,
-        policy_requests=requests,
+        policy_requests=rollout.requests,
         chunk_lengths=sorted(chunk_lengths),
         renderer=backend_info().get("renderer"),
         seconds={k: round(v, 3) for k, v in timings.items()},

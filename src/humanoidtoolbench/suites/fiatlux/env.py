@@ -3,7 +3,11 @@
 `gymnasium.make("FIATLUX-S03-RemoveOldBulb-v0")` (after `import
 humanoidtoolbench`) drives the shared `FiatluxEpisode` one `joint_position_v1`
 row per step (with `controller="balanced"`, one `decoupled_v1` command for the
-whole-body controller on the same robot). The reward is the paper's (III-E;
+whole-body controller on the same robot), a one-row chunk of the shared
+`Rollout`: the contract validates it (`joint_position_v1` refuses a value
+outside [-1, 1] with its `ActionError` rather than clipping it; the batched
+training environments clip their Gaussian samples first) and the episode's
+`on_chunk` sees it, as in `htb-eval`. The reward is the paper's (III-E;
 the climbing task's, III-D): `rewards.py`, every term in
 `info["reward_terms"]` on each step, already weighted. The episode
 terminates on success or on a termination (fall, tipped ladder, dropped or
@@ -41,7 +45,7 @@ from gymnasium import spaces
 
 from ...control.contracts import get as get_contract
 from ...sim.render import CameraRenderer
-from .contract import JOINT_POSITION_V1
+from ..rollout import Rollout
 from .observation import IMAGE_SIZE, LIDAR_AZIMUTHS, LIDAR_CHANNELS, PRIVILEGED_DIM, STATE_DIM
 from .rewards import REWARDS
 from .rungs import RUNG_DIM
@@ -100,6 +104,7 @@ class FiatluxEnv(gym.Env):
             self.metadata = {**self.metadata, "image_features": self.encoder.describe()}
         self.observation_space = spaces.Dict(fields)
         self.episode = None
+        self._rollout: Rollout | None = None
         self._episodes: OrderedDict[int, object] = OrderedDict()
         self._camera: CameraRenderer | None = None
         self._camera_model = None
@@ -128,6 +133,7 @@ class FiatluxEnv(gym.Env):
         else:
             self.episode = self._episode(self.layout_start + seed % self.layouts)
             self.episode.reset(start_seed=seed)
+        self._rollout = Rollout(self.episode, self.contract)
         if self.vision or self.render_mode == "rgb_array":
             if self._camera is None or self._camera_model is not self.episode.model:
                 self._close_camera()
@@ -136,10 +142,8 @@ class FiatluxEnv(gym.Env):
         return self._observation(), {"seed": seed, "scene_seed": self.episode.seed}
 
     def step(self, action):
-        row = np.asarray(action, dtype=np.float64).reshape(self.contract.action_dim)
-        if self.contract is JOINT_POSITION_V1:
-            row = np.clip(row, -1.0, 1.0)
-        result = self.episode.step(row)
+        self._rollout.accept(np.asarray(action)[None])  # each step's row is its own chunk
+        _, result = self._rollout.step()
         terminated = result.outcome is not None
         truncated = not terminated and self.episode.steps >= self.task.max_steps
         terms = dict(self.episode.terms)

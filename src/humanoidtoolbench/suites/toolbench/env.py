@@ -7,6 +7,9 @@ receives (head image, 32-value state, instruction) and whose action is one
 predicate held for 50 consecutive steps) or a fall (`info["fell"]`) and
 truncates at the step budget. `controller` names what executes the
 commands (`control.CONTROLLERS`: the protocol's balanced by default, or assisted).
+Each action is a one-row chunk of the shared `Rollout`: the contract
+validates it (a wrong shape or a non-finite value raises its `ActionError`)
+and the episode's `on_chunk` sees it, as in `htb-eval`.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from ...control.contracts import decoupled_v1 as contract
 from ...robot.cameras import HEIGHT, POLICY_CAMERA, WIDTH
 from ...sim.render import CameraRenderer
 from ..base import FELL
+from ..rollout import Rollout
 from .episode import TaskEpisode
 from .registry import MAX_STEPS, parse
 from .suite import SUITE
@@ -66,6 +70,7 @@ class HumanoidToolBenchEnv(gym.Env):
         self.action_space = action_space()
         self.observation_space = observation_space()
         self.episode: TaskEpisode | None = None
+        self._rollout: Rollout | None = None
         self._cameras: CameraRenderer | None = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -76,14 +81,14 @@ class HumanoidToolBenchEnv(gym.Env):
         self.episode = TaskEpisode(self.condition, seed, SUITE.make_controller(self.controller), detail=self.detail,
                                    look=self.look)
         self.episode.reset()
+        self._rollout = Rollout(self.episode, SUITE.action_contract(self.controller))
         self._cameras = CameraRenderer(self.episode.model, (POLICY_CAMERA,))
         info = {"seed": seed, "settle_steps": self.episode.settle_steps}
         return self._observation(), info
 
     def step(self, action):
-        row = np.asarray(action, dtype=np.float64).reshape(contract.ACTION_DIM)
-        self.episode.on_chunk(row[None])  # each step's row is its own chunk
-        result = self.episode.step(row)
+        self._rollout.accept(np.asarray(action)[None])  # each step's row is its own chunk
+        _, result = self._rollout.step()
         fell = result.outcome == FELL
         terminated = result.success or fell
         truncated = not terminated and self.episode.steps >= self.max_steps

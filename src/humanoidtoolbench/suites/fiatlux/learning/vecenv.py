@@ -55,6 +55,7 @@ class FiatluxVecEnv(VecEnv):
         self.terms = first.reward_terms
         self.num_envs = num_envs
         self.num_actions = first.action_space.shape[0]
+        self._low, self._high = first.action_space.low.astype(np.float64), first.action_space.high.astype(np.float64)
         self.max_episode_length = first.task.max_steps
         self.device = device
         self.cfg = {"env_id": env_id, "num_envs": num_envs, "seed": seed, "obs_mode": obs_mode,
@@ -74,7 +75,8 @@ class FiatluxVecEnv(VecEnv):
                           batch_size=[self.num_envs], device=self.device)
 
     def step(self, actions: torch.Tensor) -> tuple[TensorDict, torch.Tensor, torch.Tensor, dict]:
-        rows = actions.detach().cpu().numpy().astype(np.float64)
+        # Gaussian samples leave the action space; the environments refuse such rows, so clip them here.
+        rows = np.clip(actions.detach().cpu().numpy().astype(np.float64), self._low, self._high)
         rewards, dones, time_outs = np.zeros(self.num_envs), np.zeros(self.num_envs), np.zeros(self.num_envs)
         finished = []
         for i, env in enumerate(self.envs):
