@@ -113,15 +113,15 @@ def tread_centre(world: dict) -> np.ndarray:
     return (origin + rot @ np.array([*props.TREAD_CENTRE, 0.0]))[:2]
 
 
-def drag(ctx: Context) -> Steps:
-    """Walk straight back, the lifted ladder dragging on its back feet, until its tread is level with
-    the socket along the walk (the nearest it comes), then lower it and draw the hands out."""
+def drag(ctx: Context, speed: float = DRAG) -> Steps:
+    """Walk straight back at `speed`, the lifted ladder dragging on its back feet, until its tread is
+    level with the socket along the walk (the nearest it comes), then lower it and draw the hands out."""
     world = ctx.obs.world
     heading = float(ctx.obs.base[3])
     back = -np.array([math.cos(heading), math.sin(heading)])
     to_go = float((np.asarray(world["seat"], float)[:2] - tread_centre(world)) @ back)
     start = tread_centre(world)
-    ctx.cmd[32:36] = (-DRAG, 0.0, ENGAGE, heading)
+    ctx.cmd[32:36] = (-speed, 0.0, ENGAGE, heading)
     for _ in range(round(DRAG_MAX_S / 0.02)):
         if float((tread_centre(ctx.obs.world) - start) @ back) >= to_go:
             break
@@ -132,8 +132,9 @@ def drag(ctx: Context) -> Steps:
     yield from both(ctx, {s: grip_point(world, s, -ENTRY - 0.1, -LIFT - CLEAR) for s in SIDES}, 1.5)
 
 
-def plan(ctx: Context) -> Steps:
-    yield from go(ctx, lambda w: [approach_point(w)], lambda w: ladder_frame(w)[0][:2], SPEED)
+def plan(ctx: Context, walk: float = SPEED, back: float = DRAG) -> Steps:
+    """To the steps at `walk`, the lift, the drag at `back` (m/s; other speeds only in diagnostics)."""
+    yield from go(ctx, lambda w: [approach_point(w)], lambda w: ladder_frame(w)[0][:2], walk)
     yield from lift(ctx)
-    yield from drag(ctx)
+    yield from drag(ctx, back)
     yield from hold_still(ctx)
