@@ -9,9 +9,9 @@ reportable: it answers "what would it take", never "how well does it do". Human-
 then one JSON object naming the setting and its values.
 
 `walk`: the balanced robot, unloaded, from S01's start, 15 s at vx -0.03, -0.05, -0.1 and +0.1 m/s
-(the heading held): when it falls, the speed it made, and at each touchdown how far the swinging
-foot landed from its planned point along the walk (+: beyond it, in the walk's direction), and
-the pelvis pitch at the end (-: nose up, fallen backwards).
+(the heading held): when it falls, the speed it made, at each touchdown how much longer the step
+was made than planned (the swinging foot from the stance foot, along the walk), and the pelvis
+pitch at the end (-: nose up, fallen backwards).
 
 `drag`: placed 0.95 m out from the steps, the expert's lift (`expert/ladder.py`), then the walk back
 at the setting's drag speed for 20 s: whether it stands, how far the ladder came, what the hands
@@ -20,11 +20,14 @@ carry, and the largest CoM lean the arm load asked of the controller (`armload.p
 `s01`: the whole S01 episode (120 s) under the expert with the setting's speeds, one per seed:
 the outcome and the gate's conjuncts at the end.
 
-Settings (`SETTINGS`): `protocol` (the Fiatlux robot at the research gains, `balanced` with its
-Fiatlux tuning and slow gait, the expert's speeds); `stiff-legs` (every leg servo at the stiff
-`balanced` robot variant's 600 N m/rad and 40 N m s/rad, the controller's stock step timing,
-the walk to the steps and the drag at 0.1 m/s). The leg gains are swapped in the Fiatlux servo
-table (`suites/fiatlux/robot.SERVOS`) for the run only and put back after it.
+Settings (`SETTINGS`, each a `Setting`): `protocol` is the Fiatlux robot at the research gains under
+`balanced` with its Fiatlux tuning and slow gait, at the expert's speeds. The others change, in the
+episode's compiled model and the controller's copy of it: every leg servo to the stiff `balanced`
+robot variant's 600 N m/rad and 40 N m s/rad (effort limits kept); the step timing to the
+controller's stock 0.4 + 0.1 s; the arm servos' gains; the controller's largest lean into an arm
+load; the ladder's mass and inertia; and the drag's speed. `at_drag` waits with the robot's and
+the controller's changes until the lift is done, so the walk to the steps and the lift are the
+protocol's.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ import numpy as np
 from humanoidtoolbench.control.balanced.balanced import STIFF, _roll_pitch
 from humanoidtoolbench.control.balanced.footsteps import Timing
 from humanoidtoolbench.control.base import BasePose
+from humanoidtoolbench.eval.provenance import source_digest, source_hashes
 from humanoidtoolbench.suites.fiatlux import SUITE
 from humanoidtoolbench.suites.fiatlux.contract import Q0_VECTOR
 from humanoidtoolbench.suites.fiatlux.expert import ladder
@@ -127,9 +131,11 @@ def walk(setting: Setting, seed: int, vx: float) -> dict:
     for k in range(int(WALK_S * 50)):
         ep.step(np.concatenate([upper, [0.74, vx, 0.0, ENGAGE, heading]]))
         sch = c.schedule
-        if phase == "single" and sch.phase != "single":  # a touchdown: measured foot against its plan
-            off = d.xpos[c._foot_body[swing], :2] - sch.feet[swing][:2]
-            landing.append(float(off @ ahead) * math.copysign(1.0, vx))
+        if phase == "single" and sch.phase != "single":  # a touchdown: the step as made against the step planned
+            stance = "left" if swing == "right" else "right"
+            made = d.xpos[c._foot_body[swing], :2] - d.xpos[c._foot_body[stance], :2]
+            planned = sch.feet[swing][:2] - sch.feet[stance][:2]
+            landing.append(float((made - planned) @ ahead) * math.copysign(1.0, vx))
         phase, swing = sch.phase, sch.swing
         if c.fallen(d):
             fell = (k + 1) / 50
@@ -230,6 +236,7 @@ def main() -> None:
         print(f"ladder_diagnostic: --seeds takes integers separated by commas, not {args.seeds!r}", file=sys.stderr)
         sys.exit(2)
     setting = SETTINGS[args.setting]
+    print(f"source digest {source_digest(source_hashes(SUITE))[:12]} (the Fiatlux suite's)")
     print(f"setting {args.setting}: {dataclasses.asdict(setting)}" + ("" if args.setting == "protocol" else " (not the protocol's: not reportable)"))
     rows = []
     for seed in seeds:
@@ -238,7 +245,7 @@ def main() -> None:
                 row = {"seed": seed, **walk(setting, seed, vx)}
                 rows.append(row)
                 print(f"  seed {seed}, vx {vx:+.2f} m/s: {'fell at %.1f s' % row['fell_at_s'] if row['fell_at_s'] else 'stands %.0f s' % WALK_S}, "
-                      f"made {row['made_m_s']:+.3f} m/s, landings {row['landing_cm']} cm past the plan, pelvis pitch {row['pitch_end_rad']:+.2f} rad", flush=True)
+                      f"made {row['made_m_s']:+.3f} m/s, steps longer than planned by {row['landing_cm']} cm, pelvis pitch {row['pitch_end_rad']:+.2f} rad", flush=True)
         elif args.part == "drag":
             row = drag(setting, seed)
             rows.append(row)
