@@ -2,7 +2,8 @@
 
     python benchmarks/ladder_diagnostic.py --part walk  [--setting protocol] [--seeds 0,1,2]
     python benchmarks/ladder_diagnostic.py --part drag  [--setting stiff-legs] [--seeds 0,1,2]
-    python benchmarks/ladder_diagnostic.py --part s01   --setting stiff-legs --seeds 0,1,2
+    python benchmarks/ladder_diagnostic.py --part s01   --setting stiff-drag --seeds 100,101
+    python benchmarks/ladder_diagnostic.py --part horizon
 
 Every setting but `protocol` changes the robot or its controller, so nothing measured under it is
 reportable: it answers "what would it take", never "how well does it do". Human-readable lines,
@@ -16,6 +17,10 @@ pitch at the end (-: nose up, fallen backwards).
 `drag`: placed 0.95 m out from the steps, the expert's lift (`expert/ladder.py`), then the walk back
 at the setting's drag speed for 20 s: whether it stands, how far the ladder came, what the hands
 carry, and the largest CoM lean the arm load asked of the controller (`armload.py`, limit 12 cm).
+
+`horizon`: no simulation: on how many layout seeds (0-19, 100-119) the straight-line walk to the
+steps at the setting's speed, the lift (28 s) and the straight-line drag at 0.03-0.15 m/s fit S01's
+120 s (`ladder_budget.distances`; turns not counted).
 
 `s01`: the whole S01 episode (120 s) under the expert with the setting's speeds, one per seed:
 the outcome and the gate's conjuncts at the end.
@@ -50,13 +55,14 @@ from humanoidtoolbench.suites.fiatlux import SUITE
 from humanoidtoolbench.suites.fiatlux.contract import Q0_VECTOR
 from humanoidtoolbench.suites.fiatlux.expert import ladder
 from humanoidtoolbench.suites.fiatlux.expert.navigate import ENGAGE
-from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY
+from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY, HORIZON_S
 from humanoidtoolbench.suites.toolbench.expert.skills import wait
 
 ARM = ("shoulder", "elbow", "wrist")
 STIFF_LEGS = (600.0, 40.0)  # kp, kd of the stiff `balanced` robot variant's leg servos
 WALKS = (-0.03, -0.05, -0.1, 0.1)  # m/s
 WALK_S, DRAG_S = 15.0, 20.0
+HORIZON_BACK = (0.03, 0.05, 0.1, 0.15)  # m/s
 
 
 @dataclasses.dataclass(frozen=True)
@@ -224,9 +230,24 @@ def s01(setting: Setting, seed: int) -> dict:
             "ladder_moved_m": float(np.linalg.norm(ep.last.ladder_root[:2] - np.asarray(ep.ladder_pos)))}
 
 
+def horizon(setting: Setting) -> list[dict]:
+    """Per seed range: on how many seeds the walk there (at `walk`), the lift and the drag (at each
+    speed) fit S01's horizon, straight lines, no turns."""
+    from ladder_budget import LIFT_STEPS, distances
+
+    rows = []
+    for first in (0, 100):
+        walk, drag = distances(range(first, first + 20))
+        for back in HORIZON_BACK:
+            total = walk / setting.walk + LIFT_STEPS / 50 + drag / back
+            rows.append({"seeds": f"{first}-{first + 19}", "back_m_s": back, "fit": int((total <= HORIZON_S).sum()), "of": 20,
+                         "median_s": float(np.median(total))})
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--part", choices=("walk", "drag", "s01"), required=True)
+    parser.add_argument("--part", choices=("walk", "drag", "s01", "horizon"), required=True)
     parser.add_argument("--setting", choices=tuple(SETTINGS), default="protocol")
     parser.add_argument("--seeds", default="0,1,2", help="layout seeds, comma-separated")
     args = parser.parse_args()
@@ -239,6 +260,11 @@ def main() -> None:
     print(f"source digest {source_digest(source_hashes(SUITE))[:12]} (the Fiatlux suite's)")
     print(f"setting {args.setting}: {dataclasses.asdict(setting)}" + ("" if args.setting == "protocol" else " (not the protocol's: not reportable)"))
     rows = []
+    if args.part == "horizon":
+        rows = horizon(setting)
+        for r in rows:
+            print(f"  seeds {r['seeds']}, dragged at {r['back_m_s']} m/s: {r['fit']} of 20 fit {HORIZON_S:.0f} s (median {r['median_s']:.0f} s)")
+        seeds = []
     for seed in seeds:
         if args.part == "walk":
             for vx in WALKS:
