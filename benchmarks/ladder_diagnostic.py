@@ -73,6 +73,7 @@ class Setting:
     arm_servo: float = 1.0  # times every arm joint's kp and kd (shoulders, elbows, wrists)
     ladder_mass: float = 1.0  # times the ladder's 10.9 kg (and its inertia), from the start
     lean: float | None = None  # m: the largest CoM lean into the arms' load (`armload.Lean.limit`, 0.12)
+    grip: float | None = None  # N/m: from the drag on, each wrist held to its place on the ladder by a spring (a closed grasp)
     at_drag: bool = False  # the changes above only from the drag on (the walk there and the lift on the protocol's)
     walk: float = ladder.SPEED  # m/s to the steps
     back: float = ladder.DRAG  # m/s, the drag
@@ -84,6 +85,10 @@ SETTINGS = {  # name: the settings, none of them the protocol's but the first
     "stiff-drag": Setting(leg_servo=STIFF_LEGS, stock_gait=True, at_drag=True, walk=0.1, back=0.1),
     "stiff-drag-lean": Setting(leg_servo=STIFF_LEGS, stock_gait=True, lean=0.16, at_drag=True, walk=0.1, back=0.1),
     "stiff-drag-arms": Setting(leg_servo=STIFF_LEGS, stock_gait=True, arm_servo=4.0, at_drag=True, walk=0.1, back=0.1),
+    "stiff-drag-grip": Setting(leg_servo=STIFF_LEGS, stock_gait=True, grip=3000.0, at_drag=True, walk=0.1, back=0.1),
+    "quarter-ladder-stiff-drag": Setting(leg_servo=STIFF_LEGS, stock_gait=True, ladder_mass=0.25, at_drag=True, walk=0.1, back=0.1),
+    "light-ladder-stiff-drag": Setting(leg_servo=STIFF_LEGS, stock_gait=True, ladder_mass=0.02, at_drag=True, walk=0.1, back=0.1),
+    "half-ladder-stiff-drag-grip": Setting(leg_servo=STIFF_LEGS, stock_gait=True, grip=3000.0, ladder_mass=0.5, at_drag=True, walk=0.1, back=0.1),
     "half-ladder": Setting(ladder_mass=0.5),
     "half-ladder-stiff-drag": Setting(leg_servo=STIFF_LEGS, stock_gait=True, at_drag=True, ladder_mass=0.5, walk=0.1, back=0.1),
 }
@@ -112,6 +117,45 @@ def change(ep, setting: Setting) -> None:
     if setting.lean is not None:
         c.tuning = dataclasses.replace(c.tuning, lean=dataclasses.replace(c.tuning.lean, limit=setting.lean))
         c.arm_loads.lean = c.tuning.lean
+
+
+class Grip:
+    """A closed grasp, as a diagnostic: from `hold`, a damped spring of `stiffness` pulls each wrist
+    and the point of the ladder where that wrist then was together, with equal and opposite forces
+    applied to both bodies (so the controller counts them as an arm load)."""
+
+    DAMPING = 0.05  # s: damping over stiffness
+
+    def __init__(self, ep, stiffness: float) -> None:
+        self.ep, self.k = ep, stiffness
+        m = ep.model
+        self.ladder = m.body("ladder").id
+        self.wrists = [m.body(f"{s}_wrist_yaw_link").id for s in ("left", "right")]
+        self.points = None
+
+    def hold(self) -> None:
+        d = self.ep.data
+        rot, origin = d.xmat[self.ladder].reshape(3, 3), d.xpos[self.ladder]
+        self.points = [rot.T @ (d.xpos[w] - origin) for w in self.wrists]
+
+    def apply(self) -> None:
+        if self.points is None:
+            return
+        m, d = self.ep.model, self.ep.data
+        rot, origin = d.xmat[self.ladder].reshape(3, 3), d.xpos[self.ladder]
+        d.xfrc_applied[[self.ladder, *self.wrists]] = 0.0
+        for w, local in zip(self.wrists, self.points):
+            p = origin + rot @ local
+            vel = np.zeros(6)
+            mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_BODY, w, vel, 0)
+            there = np.zeros(6)
+            mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_BODY, self.ladder, there, 0)
+            v_point = there[3:] + np.cross(there[:3], p - origin)
+            f = self.k * (d.xpos[w] - p) + self.k * self.DAMPING * (vel[3:] - v_point)
+            d.xfrc_applied[self.ladder, :3] += f
+            d.xfrc_applied[self.ladder, 3:] += np.cross(p - d.xipos[self.ladder], f)
+            d.xfrc_applied[w, :3] -= f
+            d.xfrc_applied[w, 3:] -= np.cross(d.xpos[w] - d.xipos[w], f)
 
 
 def episode(setting: Setting, seed: int):
@@ -167,6 +211,7 @@ def drag(setting: Setting, seed: int) -> dict:
 
     ep = placed_at_steps(setting, seed)
     c, seen, lean = ep.controller, {}, [0.0]
+    grip = Grip(ep, setting.grip) if setting.grip else None
 
     def lift_then_drag(ctx):
         yield from ladder.lift(ctx)
@@ -174,6 +219,8 @@ def drag(setting: Setting, seed: int) -> dict:
         seen["carry"] = -(c.arm_loads.wrench["left"][2] + c.arm_loads.wrench["right"][2])
         if setting.at_drag:
             change(ep, setting)
+        if grip is not None:
+            grip.hold()
         ctx.cmd[32:36] = (-setting.back, 0.0, ENGAGE, float(ctx.obs.base[3]))
         yield from wait(ctx, DRAG_S)
 
@@ -183,6 +230,8 @@ def drag(setting: Setting, seed: int) -> dict:
     def each(_):
         if "lifted" not in seen:
             return
+        if grip is not None:
+            grip.apply()
         asked = c.arm_loads.lean_into(ep.data, np.array([*c.schedule.zmp(), c.ground]), c.ff.mass)
         if asked is not None:
             lean[0] = max(lean[0], float(np.abs(asked[0]).max()))
