@@ -24,7 +24,7 @@ steps at the setting's speed, the lift (28 s) and the straight-line drag at 0.03
 120 s (`ladder_budget.distances`; turns not counted).
 
 `s01`: the whole S01 episode (120 s) under the expert with the setting's speeds, one per seed:
-the outcome and how far the ladder moved.
+the outcome, when the lift and the drag began and how far the ladder moved.
 
 Settings (`SETTINGS`, each a `Setting`): `protocol` is the Fiatlux robot at the research gains under
 `balanced` with its Fiatlux tuning and slow gait, at the expert's speeds. The others change, in the
@@ -252,11 +252,13 @@ def s01(setting: Setting, seed: int) -> dict:
     from humanoidtoolbench.suites.fiatlux.expert.navigate import go
     from humanoidtoolbench.suites.toolbench.expert.skills import hold_still
 
-    ep = episode(setting, seed)
+    ep, marks = episode(setting, seed), {}
 
     def plan(ctx):  # `ladder.plan` at the setting's speeds, the setting put on as the drag starts
         yield from go(ctx, lambda w: [ladder.approach_point(w)], lambda w: ladder.ladder_frame(w)[0][:2], setting.walk)
+        marks["lift_s"] = ep.data.time
         yield from ladder.lift(ctx)
+        marks["drag_s"] = ep.data.time
         if setting.at_drag:
             change(ep, setting)
         yield from ladder.drag(ctx, setting.back)
@@ -273,7 +275,7 @@ def s01(setting: Setting, seed: int) -> dict:
                 break
     finally:
         PLANS["S01"] = saved
-    return {"seed": seed, "success": bool(result.success), "outcome": result.outcome, "steps": k + 1,
+    return {"seed": seed, "success": bool(result.success), "outcome": result.outcome, "steps": k + 1, **marks,
             "ladder_moved_m": float(np.linalg.norm(ep.last.ladder_root[:2] - np.asarray(ep.ladder_pos)))}
 
 
@@ -337,6 +339,7 @@ def main() -> None:
             row = s01(setting, seed)
             rows.append(row)
             print(f"  seed {seed}: {'success' if row['success'] else row['outcome'] or 'timeout'} after {row['steps']} steps, "
+                  f"the lift from {row.get('lift_s', math.nan):.0f} s, the drag from {row.get('drag_s', math.nan):.0f} s; "
                   f"the ladder moved {row['ladder_moved_m']:.2f} m", flush=True)
     if args.part == "s01":
         print(f"S01 under {args.setting}: {sum(r['success'] for r in rows)} / {len(rows)}")
