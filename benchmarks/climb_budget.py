@@ -94,7 +94,9 @@ def foot_pose(level: int, side: str) -> mink.SE3:
     return mink.SE3.from_rotation_and_translation(rot, np.array([x, y, TOPS[level] + 0.035]))
 
 
-def solve_posture(model: mujoco.MjModel, st: Stance) -> tuple[np.ndarray, dict]:
+def solve_posture(model: mujoco.MjModel, st: Stance, start: np.ndarray | None = None, share: float = 1.0) -> tuple[np.ndarray, dict]:
+    """The posture of a stance, solved from the crouch (or from `start`); the CoM over the carrying
+    foot, or `share` of the way to it from the other foot's support point."""
     cfg = mink.Configuration(model)
     q = cfg.q.copy()
     carry = foot_pose(st.feet[st.carry], st.carry).translation()
@@ -104,7 +106,7 @@ def solve_posture(model: mujoco.MjModel, st: Stance) -> tuple[np.ndarray, dict]:
         role = model.joint(j).name.removeprefix("left_").removeprefix("right_").removesuffix("_joint")
         if role in CROUCH:
             q[model.jnt_qposadr[j]] = CROUCH[role]
-    cfg.update(q)
+    cfg.update(q if start is None else start)
     tasks, targets = [], {}
     for side, level in st.feet.items():
         t = mink.FrameTask(FEET[side], "body", position_cost=100.0, orientation_cost=30.0)
@@ -112,8 +114,9 @@ def solve_posture(model: mujoco.MjModel, st: Stance) -> tuple[np.ndarray, dict]:
         t.set_target(targets[side])
         tasks.append(t)
     com = mink.ComTask(cost=[30.0, 30.0, 0.0])
-    support = targets[st.carry].translation() + targets[st.carry].rotation().as_matrix() @ np.array([0.035, 0.0, 0.0])
-    com.set_target(np.array([support[0], support[1], 0.0]))
+    support = {side: t.translation() + t.rotation().as_matrix() @ np.array([0.035, 0.0, 0.0]) for side, t in targets.items()}
+    over = share * support[st.carry] + (1.0 - share) * support[other(st.carry)]
+    com.set_target(np.array([over[0], over[1], 0.0]))
     pelvis = mink.FrameTask("pelvis", "body", position_cost=0.0, orientation_cost=[3.0, 3.0, 0.0])
     pelvis.set_target(mink.SE3.from_rotation_and_translation(mink.SO3.from_rpy_radians(0, 0, np.pi / 2), np.zeros(3)))
     posture = mink.PostureTask(model, cost=0.01)

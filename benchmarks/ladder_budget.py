@@ -143,21 +143,27 @@ def ladder_part() -> dict:
     return out
 
 
+def distances(seeds) -> tuple[np.ndarray, np.ndarray]:
+    """Per layout seed, straight-line: S01's start to where the robot stands to lift, and the ladder's
+    tread to within the gate's radius of the seat."""
+    walk, drag = [], []
+    for seed in seeds:
+        lay = sample_layout("layout", seed)
+        yaw = lay.ladder_yaw
+        c, s = math.cos(yaw), math.sin(yaw)
+        ladder = np.array(lay.zones["ladder"])
+        steps = ladder + np.array([s, -c]) * (props.LADDER_SIZE[1] / 2 + 0.3)  # where the robot stands to lift
+        tread = ladder + np.array([c * props.TREAD_CENTRE[0] - s * props.TREAD_CENTRE[1], s * props.TREAD_CENTRE[0] + c * props.TREAD_CENTRE[1]])
+        walk.append(float(np.linalg.norm(steps - np.array(lay.zones["robot"]))))
+        drag.append(max(0.0, float(np.linalg.norm(tread - np.array(lay.fixture.pos[:2]))) - gates.LADDER_READY_RADIUS))
+    return np.array(walk), np.array(drag)
+
+
 def horizon_part() -> dict:
     """Straight-line distances of S01 over two seed ranges and the walking time they take."""
     out = {}
     for first in (0, 100):
-        walk, drag = [], []
-        for seed in range(first, first + 20):
-            lay = sample_layout("layout", seed)
-            yaw = lay.ladder_yaw
-            c, s = math.cos(yaw), math.sin(yaw)
-            ladder = np.array(lay.zones["ladder"])
-            steps = ladder + np.array([s, -c]) * (props.LADDER_SIZE[1] / 2 + 0.3)  # where the robot stands to lift
-            tread = ladder + np.array([c * props.TREAD_CENTRE[0] - s * props.TREAD_CENTRE[1], s * props.TREAD_CENTRE[0] + c * props.TREAD_CENTRE[1]])
-            walk.append(float(np.linalg.norm(steps - np.array(lay.zones["robot"]))))
-            drag.append(max(0.0, float(np.linalg.norm(tread - np.array(lay.fixture.pos[:2]))) - gates.LADDER_READY_RADIUS))
-        walk, drag = np.array(walk), np.array(drag)
+        walk, drag = distances(range(first, first + 20))
         total = walk + drag
         key = f"seeds_{first}_{first + 19}"
         out[key] = {"walk_m": [float(walk.min()), float(np.median(walk)), float(walk.max())],

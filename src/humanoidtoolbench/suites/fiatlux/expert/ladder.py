@@ -6,9 +6,10 @@ step 1's plank and pulled towards the robot, only the back feet drag, and the ha
 up and 23 N of pull (62 N, held still). The robot walks to the steps, makes fists, lowers and
 leans, brings the backs of its hands in under step 1's plank and lifts the steps end off the
 floor (`lift`); then walks back, dragging the ladder on its back feet, to where its tread comes
-nearest the socket, and sets it down (`drag`). The walk back is what fails: the slow gait
-sways the body 0.1 m either way, and the robot walks backwards on the research gains only at
-0.03 m/s (it falls within 4-16 s at 0.05-0.1 m/s, unloaded).
+nearest the socket, and sets it down (`drag`). The walk back is what fails: the robot walks
+backwards on the research gains only at 0.03 m/s (it falls within 4-12 s at 0.05-0.1 m/s,
+unloaded), too slow for the horizon, and under the lifted ladder it falls within 5 s; on stiffer
+legs it walks back at 0.1 m/s but falls under the ladder too (`benchmarks/ladder_diagnostic.py`).
 """
 
 from __future__ import annotations
@@ -113,15 +114,15 @@ def tread_centre(world: dict) -> np.ndarray:
     return (origin + rot @ np.array([*props.TREAD_CENTRE, 0.0]))[:2]
 
 
-def drag(ctx: Context) -> Steps:
-    """Walk straight back, the lifted ladder dragging on its back feet, until its tread is level with
-    the socket along the walk (the nearest it comes), then lower it and draw the hands out."""
+def drag(ctx: Context, speed: float = DRAG) -> Steps:
+    """Walk straight back at `speed`, the lifted ladder dragging on its back feet, until its tread is
+    level with the socket along the walk (the nearest it comes), then lower it and draw the hands out."""
     world = ctx.obs.world
     heading = float(ctx.obs.base[3])
     back = -np.array([math.cos(heading), math.sin(heading)])
     to_go = float((np.asarray(world["seat"], float)[:2] - tread_centre(world)) @ back)
     start = tread_centre(world)
-    ctx.cmd[32:36] = (-DRAG, 0.0, ENGAGE, heading)
+    ctx.cmd[32:36] = (-speed, 0.0, ENGAGE, heading)
     for _ in range(round(DRAG_MAX_S / 0.02)):
         if float((tread_centre(ctx.obs.world) - start) @ back) >= to_go:
             break
