@@ -58,7 +58,7 @@ from humanoidtoolbench.suites.fiatlux.contract import Q0_VECTOR
 from humanoidtoolbench.suites.fiatlux.expert import ladder
 from humanoidtoolbench.suites.fiatlux.expert.navigate import ENGAGE
 from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY, HORIZON_S
-from humanoidtoolbench.suites.toolbench.expert.skills import wait
+from humanoidtoolbench.planning.skills import wait
 
 ARM = ("shoulder", "elbow", "wrist")
 STIFF_LEGS = (600.0, 40.0)  # kp, kd of the stiff `balanced` robot variant's leg servos
@@ -250,7 +250,7 @@ def drag(setting: Setting, seed: int) -> dict:
 def s01(setting: Setting, seed: int) -> dict:
     from humanoidtoolbench.suites.fiatlux.expert import PLANS, Expert
     from humanoidtoolbench.suites.fiatlux.expert.navigate import go
-    from humanoidtoolbench.suites.toolbench.expert.skills import hold_still
+    from humanoidtoolbench.planning.skills import hold_still
 
     ep, marks = episode(setting, seed), {}
 
