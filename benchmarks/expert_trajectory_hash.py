@@ -32,11 +32,13 @@ DEFAULT_CASES = (
 )
 
 
-def trajectory_digest(env: str, policy_name: str, controller: str, seed: int, steps: int) -> tuple[str, int, str | None]:
+def trajectory_digest(env: str, policy_name: str, controller: str, seed: int, steps: int,
+                      look: str | None = None) -> tuple[str, int, str | None]:
+    """The digest of every step's qpos bytes, the last step and the outcome; `look`: the scene's (None: the protocol's)."""
     condition = suites.parse(env)
     suite = suites.suite_of(condition)
     policy = PolicySpec(ref=policy_name, builtin=tuple(suite.builtin_policies_for(controller).items())).open()
-    episode = suite.make_episode(condition, seed, suite.make_controller(controller), "fast")
+    episode = suite.make_episode(condition, seed, suite.make_controller(controller), "fast", look=look)
     episode.reset()
     contract = suite.action_contract(controller)
     image = np.zeros((suite.cameras.height, suite.cameras.width, 3), np.uint8)

@@ -178,16 +178,19 @@ def horizon_part() -> dict:
     return out
 
 
-def placed_at_steps(seed: int):
-    """An S01 episode (balanced) with the robot standing `ladder.APPROACH` out from the steps, facing them."""
+def placed_at_steps(seed: int, episode=None):
+    """An S01 episode (balanced, or `episode` made and reset) with the robot standing `ladder.APPROACH`
+    out from the steps, facing them."""
     from humanoidtoolbench.control.base import BasePose
     from humanoidtoolbench.suites.fiatlux.contract import Q0_VECTOR
     from humanoidtoolbench.suites.fiatlux import SUITE
     from humanoidtoolbench.suites.fiatlux.expert import ladder
     from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY
 
-    ep = SUITE.make_episode(BY_KEY["S01"], seed, SUITE.make_controller("balanced"), "fast")
-    ep.reset()
+    ep = episode
+    if ep is None:
+        ep = SUITE.make_episode(BY_KEY["S01"], seed, SUITE.make_controller("balanced"), "fast")
+        ep.reset()
     world = ep.privileged()
     xy, heading = ladder.approach_point(world), ladder.stand_point(world)[1]
     ep.controller.reset(ep.data, BasePose(xy[0], xy[1], 0.792, heading), Q0_VECTOR.copy())

@@ -51,10 +51,8 @@ import numpy as np
 
 from humanoidtoolbench.control.balanced.balanced import _roll_pitch
 from humanoidtoolbench.control.balanced.footsteps import Timing
-from humanoidtoolbench.control.base import BasePose
 from humanoidtoolbench.eval.provenance import source_digest, source_hashes
 from humanoidtoolbench.suites.fiatlux import SUITE
-from humanoidtoolbench.suites.fiatlux.contract import Q0_VECTOR
 from humanoidtoolbench.suites.fiatlux.expert import ladder
 from humanoidtoolbench.suites.fiatlux.expert.navigate import ENGAGE
 from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY, HORIZON_S
@@ -195,13 +193,9 @@ def walk(setting: Setting, seed: int, vx: float) -> dict:
 
 def placed_at_steps(setting: Setting, seed: int):
     """As `ladder_budget.placed_at_steps`, on the setting's robot."""
-    ep = episode(setting, seed)
-    world = ep.privileged()
-    xy, heading = ladder.approach_point(world), ladder.stand_point(world)[1]
-    ep.controller.reset(ep.data, BasePose(xy[0], xy[1], 0.792, heading), Q0_VECTOR.copy())
-    mujoco.mj_forward(ep.model, ep.data)
-    ep.last = ep.snapshot()
-    return ep
+    from ladder_budget import placed_at_steps as place
+
+    return place(seed, episode(setting, seed))
 
 
 def drag(setting: Setting, seed: int) -> dict:
