@@ -50,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed-start", type=int, default=DEMO_SEED_START, help=f"first seed of every condition (default {DEMO_SEED_START})")
     p.add_argument(
         "--cameras",
-        help="comma-separated cameras to export (default: every recorded camera; the policy sees "
+        help="comma-separated cameras to record and export (default: every camera; the policy sees "
         f"{default.cameras.policy_camera} only)",
     )
     p.add_argument("--keep-failed", action="store_true", help="keep every recorded episode, not only the successful ones")
@@ -161,7 +161,7 @@ def _export(args, conditions, policy, backend) -> int:
         label = f"[{k}/{len(conditions)}] {cond.name}" if len(conditions) > 1 else cond.name
         picked += record_condition(
             cond, policy, backend, args.runs, progress, args.episodes, args.seed_start, args.max_steps, args.keep_failed, label,
-            args.controller,
+            args.controller, args.cameras,
         )
     settings = EvalSettings(conditions[0], controller=args.controller)  # the protocol's controller unless named
     spec = dataset_spec(settings, args.cameras)

@@ -65,9 +65,12 @@ def check_seeds(suite: Suite, seed_start: int, count: int) -> None:
 
 def record_condition(
     condition, policy, backend, runs: Path, progress, episodes: int, seed_start: int, max_steps: int | None,
-    keep_failed: bool, label: str, controller: str | None = None,
+    keep_failed: bool, label: str, controller: str | None = None, cameras: tuple[str, ...] | None = None,
 ) -> list[Picked]:
-    """Record the condition until `episodes` episodes are kept (all of them with `keep_failed`); in seed order."""
+    """Record the condition until `episodes` episodes are kept (all of them with `keep_failed`); in seed order.
+
+    `cameras` (default all) are the ones recorded: exporting the policy camera alone renders a quarter of the frames.
+    """
     picked: list[Picked] = []
     start, limit = seed_start, seed_start + seeds_needed(episodes, keep_failed)
     while len(picked) < episodes:
@@ -77,7 +80,8 @@ def record_condition(
                 f"{label}: only {len(picked)} successful episodes in seeds {seed_start}..{limit - 1} "
                 f"({episodes} asked); export them with --episodes {len(picked)} or keep failures with --keep-failed"
             )
-        settings = EvalSettings(condition, episodes=count, seed_start=start, max_steps=max_steps, controller=controller)
+        settings = EvalSettings(condition, episodes=count, seed_start=start, max_steps=max_steps, controller=controller,
+                                recorded_cameras=cameras)
         outcome = evaluate_condition(settings, policy, runs, progress, label=label, backend=backend)
         for seed in settings.seeds:
             summary = outcome.run.read_summary(seed)

@@ -19,6 +19,7 @@ class EvalSettings:
     seed_start: int | None = None
     max_steps: int | None = None
     record_video: bool = True
+    recorded_cameras: tuple[str, ...] | None = None  # a subset of the suite's cameras to record (None: all of them)
     visual_detail: str | None = None
     controller: str | None = None
     look: str | None = None
@@ -33,6 +34,12 @@ class EvalSettings:
                 choices = ", ".join(f"{k}: {list(v)}" for k, v in allowed.items()) or "none"
                 raise ValueError(f"episode option {name}={value!r} is not one of the {self.suite.name} suite's ({choices})")
         object.__setattr__(self, "options", {k: self.options.get(k, v[0]) for k, v in allowed.items()})
+        if self.recorded_cameras is not None:
+            names = self.suite.cameras.names
+            unknown = [c for c in self.recorded_cameras if c not in names]
+            if unknown or not self.recorded_cameras:
+                raise ValueError(f"recorded cameras {list(self.recorded_cameras)}: {unknown[0] if unknown else 'none named'}; the cameras are {', '.join(names)}")
+            object.__setattr__(self, "recorded_cameras", tuple(c for c in names if c in self.recorded_cameras))
         for name, default in (
             ("episodes", p.episodes),
             ("seed_start", p.seed_start),
@@ -55,7 +62,9 @@ class EvalSettings:
     @property
     def cameras(self) -> tuple[str, ...]:
         cams = self.suite.cameras
-        return cams.names if self.record_video else (cams.policy_camera,)
+        if not self.record_video:
+            return (cams.policy_camera,)
+        return self.recorded_cameras or cams.names
 
     @property
     def robot_variant(self) -> str:
@@ -74,6 +83,8 @@ class EvalSettings:
             reasons.append(f"{self.max_steps} steps instead of {budget}")
         if not self.record_video:
             reasons.append("videos not recorded (--no-video)")
+        elif self.cameras != self.suite.cameras.names:
+            reasons.append(f"cameras {', '.join(self.cameras)} recorded instead of {', '.join(self.suite.cameras.names)}")
         if self.visual_detail != p.visual_detail:
             reasons.append(f"visual detail {self.visual_detail!r} instead of {p.visual_detail!r}")
         if self.controller != p.controller:
