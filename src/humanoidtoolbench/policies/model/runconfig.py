@@ -29,18 +29,27 @@ DP_CHUNK = 16
 DP_ITERATIONS = 100
 
 
+BACKBONES = ("resnet", "efficientnet_lite0")
+VOCABULARY = "vocabulary"  # Language.encoder: a one-hot code of the instructions a run was trained on
+
+
 class Backbone(msgspec.Struct):
-    """A ResNet of BasicBlocks: ResNet-18 is channels (64, 128, 256, 512), blocks (2, 2, 2, 2)."""
+    """The image encoder: `resnet`, a ResNet of BasicBlocks (ResNet-18 is channels (64, 128, 256, 512),
+    blocks (2, 2, 2, 2)), or `efficientnet_lite0` (its feature extractor; channels and blocks unused)."""
 
     channels: tuple[int, ...] = (64, 128, 256, 512)
     blocks: tuple[int, ...] = (2, 2, 2, 2)
+    kind: str = "resnet"
 
 
 class Language(msgspec.Struct):
+    """A hub text encoder (CLIP by default), or `encoder: vocabulary` with the instructions it codes."""
+
     encoder: str = CLIP_MODEL
     revision: str | None = CLIP_REVISION
     projection_dim: int = CLIP_PROJECTION_DIM
     max_length: int = CLIP_MAX_LENGTH
+    vocabulary: list[str] | None = None
 
 
 class FieldTransform(msgspec.Struct):
@@ -92,6 +101,7 @@ class ActConfig(msgspec.Struct):
         steps = self.chunk_size if self.n_action_steps is None else self.n_action_steps
         return [
             *_contract(self.action_dim, self.state_dim, self.n_obs_steps),
+            *_backbone(self.backbone),
             *([f"chunk_size {self.chunk_size} != n_action_steps {steps} (ACT returns whole chunks)"] if steps != self.chunk_size else []),
             *([f"dim_model {self.dim_model} is not divisible by n_heads {self.n_heads}"] if self.dim_model % max(self.n_heads, 1) else []),
         ]
@@ -118,7 +128,7 @@ class DpConfig(msgspec.Struct):
     backbone: Backbone = msgspec.field(default_factory=Backbone)
 
     def problems(self) -> list[str]:
-        out = list(_contract(self.action_dim, self.state_dim, self.n_obs_steps))
+        out = [*_contract(self.action_dim, self.state_dim, self.n_obs_steps), *_backbone(self.backbone)]
         if self.action_chunk_size != DP_CHUNK:
             out.append(f"action_chunk_size {self.action_chunk_size} != {DP_CHUNK} (DP chunks are {DP_CHUNK} actions)")
         if self.num_diffusion_iters != DP_ITERATIONS:
@@ -132,6 +142,14 @@ class DpConfig(msgspec.Struct):
         if any(d % self.n_groups for d in self.down_dims):
             out.append(f"down_dims {self.down_dims} are not all divisible by n_groups {self.n_groups}")
         return out
+
+
+def _backbone(b: Backbone) -> list[str]:
+    if b.kind not in BACKBONES:
+        return [f"backbone.kind {b.kind!r} is not one of {', '.join(BACKBONES)}"]
+    if b.kind == "resnet" and (len(b.channels) != len(b.blocks) or not b.channels):
+        return [f"backbone channels {list(b.channels)} and blocks {list(b.blocks)} must be of one non-zero length"]
+    return []
 
 
 def _contract(action_dim: int, state_dim: int, n_obs_steps: int) -> list[str]:
@@ -171,6 +189,9 @@ class RunConfig(msgspec.Struct):
             out.append(f"data.transform.model.center_crop {list(m.center_crop)} does not fit in resize {list(m.resize)}")
         if any(s <= 0 for s in m.std):
             out.append("data.transform.model.std must be positive")
+        lang = self.language
+        if lang.encoder == VOCABULARY and (not lang.vocabulary or len(set(lang.vocabulary)) != len(lang.vocabulary)):
+            out.append("language.vocabulary must list distinct instructions when language.encoder is 'vocabulary'")
         return out
 
 

@@ -1,9 +1,12 @@
-"""Language embeddings: the instruction's CLIP `text_embeds`, computed once per instruction.
+"""Language embeddings, computed once per instruction.
 
-The encoder is whatever the run configuration names (the pinned CLIP
-ViT-L/14 by default), loaded through `transformers` from the hub cache; it
-runs on the CPU in float32, as the checkpoints were trained. Anything with
-`dim` and `encode(text)` can stand in for it.
+The encoder is whatever the run configuration names: a hub model (the
+pinned CLIP ViT-L/14 by default, its `text_embeds`), loaded through
+`transformers` from the hub cache and run on the CPU in float32, as the
+checkpoints were trained; or `vocabulary`, a one-hot code of the
+instructions a run was trained on, which needs no download (a benchmark
+suite's instructions are a short fixed list). Anything with `dim` and
+`encode(text)` can stand in for either.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import Protocol
 import numpy as np
 
 from . import ModelError, require
-from .runconfig import Language
+from .runconfig import VOCABULARY, Language
 
 
 class TextEncoder(Protocol):
@@ -59,5 +62,20 @@ class ClipText:
         return out.text_embeds[0].float().numpy()
 
 
-def clip_encoder(lang: Language) -> CachedEncoder:
-    return CachedEncoder(ClipText(lang))
+class VocabularyText:
+    """One-hot over the run's instructions; an instruction it was not trained on is refused in one line."""
+
+    def __init__(self, lang: Language) -> None:
+        self.vocabulary = list(lang.vocabulary or [])
+        self.dim = len(self.vocabulary)
+
+    def encode(self, text: str) -> np.ndarray:
+        if text not in self.vocabulary:
+            raise ModelError(f"instruction {text!r} is not one of the {self.dim} this model was trained on ({'; '.join(self.vocabulary)})")
+        code = np.zeros(self.dim, np.float32)
+        code[self.vocabulary.index(text)] = 1.0
+        return code
+
+
+def text_encoder(lang: Language) -> CachedEncoder:
+    return CachedEncoder(VocabularyText(lang) if lang.encoder == VOCABULARY else ClipText(lang))

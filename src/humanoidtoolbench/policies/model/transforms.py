@@ -59,8 +59,8 @@ def nearest_indices(size_in: int, size_out: int) -> np.ndarray:
     return np.minimum(((np.arange(size_out) + 0.5) * size_in / size_out).astype(np.int64), size_in - 1)
 
 
-def preprocess(image: np.ndarray, t: ImageTransform) -> np.ndarray:
-    """(H, W, 3) uint8 -> (3, crop_h, crop_w) float32: nearest resize, centre crop, [0, 1], mean/std."""
+def resize_crop(image: np.ndarray, t: ImageTransform) -> np.ndarray:
+    """(H, W, 3) uint8 -> (crop_h, crop_w, 3) uint8: nearest resize, then centre crop (pixels picked, none blended)."""
     img = np.asarray(image)
     if img.ndim != 3 or img.shape[2] != 3:
         raise ValueError(f"expected an (H, W, 3) RGB image, got shape {img.shape}")
@@ -68,6 +68,18 @@ def preprocess(image: np.ndarray, t: ImageTransform) -> np.ndarray:
     top, left = int(round((rh - ch) / 2.0)), int(round((rw - cw) / 2.0))  # torchvision's CenterCrop
     rows = nearest_indices(img.shape[0], rh)[top : top + ch]
     cols = nearest_indices(img.shape[1], rw)[left : left + cw]
-    crop = img[rows][:, cols].astype(np.float32) / 255.0
-    out = (crop - np.asarray(t.mean, np.float32)) / np.asarray(t.std, np.float32)
-    return np.ascontiguousarray(out.transpose(2, 0, 1))
+    return img[rows][:, cols]
+
+
+def normalise_image(pixels, t: ImageTransform, xp=np):
+    """(..., H, W, 3) uint8 -> (..., 3, H, W) float32: [0, 1], then mean/std; `xp` is NumPy or torch, the same arithmetic."""
+    mean = xp.asarray(np.asarray(t.mean, np.float32)) if xp is np else xp.tensor(t.mean, dtype=xp.float32)
+    std = xp.asarray(np.asarray(t.std, np.float32)) if xp is np else xp.tensor(t.std, dtype=xp.float32)
+    x = pixels.astype(np.float32) if xp is np else pixels.to(xp.float32)
+    out = (x / 255.0 - mean) / std
+    return np.moveaxis(out, -1, -3) if xp is np else out.movedim(-1, -3)
+
+
+def preprocess(image: np.ndarray, t: ImageTransform) -> np.ndarray:
+    """(H, W, 3) uint8 -> (3, crop_h, crop_w) float32: nearest resize, centre crop, [0, 1], mean/std."""
+    return np.ascontiguousarray(normalise_image(resize_crop(image, t), t))
