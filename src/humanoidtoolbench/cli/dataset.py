@@ -2,7 +2,7 @@
 
 The episodes run through the evaluator (validated, resumable run directories
 under --runs); the successful ones (all of them with --keep-failed) are then
-written from the runs' own files into one LeRobot dataset (format v2.1),
+written from the runs' own files into one LeRobot dataset (format v2.1, or v3.0 with --format),
 assembled aside and renamed into place.
 """
 
@@ -22,6 +22,7 @@ from .common import (
 )
 
 DEFAULT_EPISODES = 50
+FORMATS = ("v2.1", "v3.0")
 INSTALL_HINT = 'pip install "humanoidtoolbench[dataset]"'
 
 
@@ -29,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     default = suites.default()
     p = OneLineParser(
         prog="htb-dataset",
-        description="Record a policy's episodes and write the successful ones as a LeRobot dataset (format v2.1): "
+        description="Record a policy's episodes and write the successful ones as a LeRobot dataset (format v2.1 or v3.0): "
         "per-step parquet rows (observation.state, action), one MP4 per camera and episode, one task per instruction. "
         f"Seeds start at {DEMO_SEED_START}, clear of the evaluation seeds, which are refused.",
     )
@@ -53,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated cameras to record and export (default: every camera; the policy sees "
         f"{default.cameras.policy_camera} only)",
     )
+    p.add_argument("--format", choices=FORMATS, default="v2.1",
+                   help="LeRobot dataset format: v2.1 (LeRobot 0.3) or v3.0 (LeRobot 0.4 and later); default v2.1")
     p.add_argument("--keep-failed", action="store_true", help="keep every recorded episode, not only the successful ones")
     p.add_argument("--max-steps", type=int, help="step budget per episode (default: the suite's protocol)")
     p.add_argument(
@@ -154,6 +157,7 @@ def _export(args, conditions, policy, backend) -> int:
     from ..eval.progress import ProgressReporter
     from ..eval.settings import EvalSettings
     from ..record.lerobot_dataset import DatasetError, write_dataset
+    from ..record.lerobot_v30 import write_dataset_v30
 
     progress = ProgressReporter()
     picked = []
@@ -174,7 +178,8 @@ def _export(args, conditions, policy, backend) -> int:
     meta = about(policy.info, args.seed_start, args.keep_failed, [c.name for c in conditions], settings.controller,
                  settings.look)
     try:
-        info = write_dataset(Path(args.output), spec, demo_episodes(picked), meta, exported)
+        writer = write_dataset_v30 if args.format == "v3.0" else write_dataset
+        info = writer(Path(args.output), spec, demo_episodes(picked), meta, exported)
     except DatasetError as exc:
         raise DemoError(str(exc)) from None
     progress.message(

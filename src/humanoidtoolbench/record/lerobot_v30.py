@@ -1,0 +1,203 @@
+"""Write recorded episodes as a LeRobot dataset in codebase version v3.0 (the format LeRobot 0.4 and later load).
+
+    meta/info.json                                   fps, features, totals, path templates, file size limits
+    meta/tasks.parquet                               task_index per task, the task as the pandas index
+    meta/episodes/chunk-000/file-000.parquet         per episode: tasks, length, its rows' and frames' places, stats
+    meta/stats.json                                  min / max / mean / std / count over the whole dataset
+    data/chunk-000/file-000.parquet                  the rows of many episodes, in order
+    videos/<key>/chunk-000/file-000.mp4              many episodes' frames, one file per camera
+
+Episodes are concatenated: a data file takes episodes until it holds
+`DATA_FILE_MB`, a video file until `VIDEO_FILE_MB`, then the next file
+starts (`file_index`; `chunk_index` every `CHUNK_SIZE` files). Each
+episode's videos are the recorder's H.264 files remuxed packet by packet
+(no re-encoding, so no B-frames: the recorder writes none; their extra
+last frame, which no row references, is dropped), so episode e's frames start at `from_timestamp` = its first
+frame's position in the file / fps. The rows, features and statistics are
+the v2.1 writer's (`lerobot_dataset`); the dataset is assembled aside and
+renamed into place.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from fractions import Fraction
+from pathlib import Path
+from typing import Callable, Iterable
+
+import av
+import numpy as np
+
+from .lerobot_dataset import (
+    DatasetError, DatasetSpec, DemoEpisode, _arrays, _arrow, _check, _columns, _features, _fsync_tree, _hf_features, _lists,
+    _stats, _write_json, aggregate_stats, image_stats, probe_video, video_key,
+)
+
+CODEBASE_VERSION = "v3.0"
+CHUNK_SIZE = 1000  # files per chunk directory, LeRobot's default
+DATA_FILE_MB, VIDEO_FILE_MB = 100, 500  # LeRobot's defaults
+DATA_PATH = "data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet"
+VIDEO_PATH = "videos/{video_key}/chunk-{chunk_index:03d}/file-{file_index:03d}.mp4"
+EPISODES_PATH = "meta/episodes/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet"
+
+
+def _place(n: int) -> dict:
+    return {"chunk_index": n // CHUNK_SIZE, "file_index": n % CHUNK_SIZE}
+
+
+class VideoFile:
+    """One camera's current MP4, taking episodes' packets one after another with shifted timestamps."""
+
+    def __init__(self, root: Path, key: str, fps: int) -> None:
+        self.root, self.key, self.fps = root, key, fps
+        self.number, self.frames, self.out, self.stream, self.path = -1, 0, None, None, None
+
+    def _open(self, template) -> None:
+        self.number += 1
+        self.path = self.root / VIDEO_PATH.format(video_key=self.key, **_place(self.number))
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.out = av.open(str(self.path), "w")
+        self.stream = self.out.add_stream_from_template(template)
+        self.stream.time_base = Fraction(1, self.fps)
+        self.frames = 0
+
+    def add(self, source: Path, frames: int) -> dict:
+        """Append the first `frames` frames of `source`; returns the episode's video columns."""
+        if self.out is not None and self.path.stat().st_size > VIDEO_FILE_MB * 2**20:
+            self.close()
+        with av.open(str(source)) as src:
+            s = src.streams.video[0]
+            if self.out is None:
+                self._open(s)
+            first = self.frames
+            if s.codec_context.has_b_frames:
+                raise DatasetError(f"{source}: B-frames; episodes are remuxed in decode order, which needs a stream without them")
+            packets = [p for p in src.demux(s) if p.dts is not None][:frames]  # decode order is presentation order
+            if len(packets) != frames:
+                raise DatasetError(f"{source}: {len(packets)} frames, the episode needs {frames}")
+            start, ticks = packets[0].pts, float(s.time_base * self.fps)
+            for p in packets:
+                p.pts = p.dts = first + round((p.pts - start) * ticks)
+                p.time_base = self.stream.time_base
+                p.stream = self.stream
+                self.out.mux(p)
+            self.frames += frames
+        place = _place(self.number)
+        return {f"videos/{self.key}/chunk_index": place["chunk_index"], f"videos/{self.key}/file_index": place["file_index"],
+                f"videos/{self.key}/from_timestamp": first / self.fps, f"videos/{self.key}/to_timestamp": self.frames / self.fps}
+
+    def close(self) -> None:
+        if self.out is not None:
+            self.out.close()
+            self.out = None
+
+
+def _tasks_table(pa, tasks: dict[str, int]):
+    """tasks.parquet as pandas writes a DataFrame indexed by task, which is how LeRobot reads it."""
+    table = pa.table({"task_index": pa.array(list(tasks.values()), pa.int64()), "task": pa.array(list(tasks), pa.string())})
+    pandas = {
+        "index_columns": ["task"], "column_indexes": [],
+        "columns": [
+            {"name": "task_index", "field_name": "task_index", "pandas_type": "int64", "numpy_type": "int64", "metadata": None},
+            {"name": "task", "field_name": "task", "pandas_type": "unicode", "numpy_type": "object", "metadata": None},
+        ],
+        "creator": {"library": "pyarrow", "version": pa.__version__}, "pandas_version": "2.2.0",
+    }
+    return table.replace_schema_metadata({"pandas": json.dumps(pandas)})
+
+
+def write_dataset_v30(
+    root: Path, spec: DatasetSpec, episodes: Iterable[DemoEpisode], about: dict,
+    on_episode: Callable[[int, DemoEpisode], None] | None = None,
+) -> dict:
+    """Write every episode into a new v3.0 dataset at `root` (which must not exist); returns its info.json."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    root = Path(root)
+    if root.exists():
+        raise DatasetError(f"{root} already exists")
+    partial = root.with_name(f".{root.name}.partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    videos = {cam: VideoFile(partial, video_key(cam), spec.fps) for cam in spec.cameras}
+    try:
+        tasks: dict[str, int] = {}
+        rows, stats, sources = [], [], []
+        pending, pending_bytes, data_file = [], 0, 0
+        features, total = None, 0
+
+        def flush() -> None:
+            nonlocal pending, pending_bytes, data_file
+            if pending:
+                path = partial / DATA_PATH.format(**_place(data_file))
+                path.parent.mkdir(parents=True, exist_ok=True)
+                pq.write_table(pa.concat_tables(pending), path)
+                pending, pending_bytes, data_file = [], 0, data_file + 1
+
+        for index, ep in enumerate(episodes):
+            length = _check(ep, spec, index)
+            if features is None:
+                features = _features(spec, ep, {cam: probe_video(ep.videos[cam]) for cam in spec.cameras})
+            task_index = tasks.setdefault(ep.task, len(tasks))
+            columns = _columns(ep, index, total, task_index, spec.fps)
+            table = pa.table({k: _arrow(pa, v) for k, v in columns.items()})
+            table = table.replace_schema_metadata({"huggingface": json.dumps(_hf_features(features))})
+            if pending_bytes + table.nbytes > DATA_FILE_MB * 2**20:
+                flush()
+            place = _place(data_file)
+            pending.append(table)
+            pending_bytes += table.nbytes
+            ep_stats = {k: _stats(v) for k, v in columns.items()}
+            row = {"episode_index": index, "tasks": [ep.task], "length": length,
+                   "data/chunk_index": place["chunk_index"], "data/file_index": place["file_index"],
+                   "dataset_from_index": total, "dataset_to_index": total + length}
+            for cam in spec.cameras:
+                row.update(videos[cam].add(ep.videos[cam], length))
+                ep_stats[video_key(cam)] = image_stats(ep.videos[cam], length)
+            row.update({f"stats/{k}/{s}": np.asarray(v).reshape(-1).tolist() for k, d in ep_stats.items() for s, v in d.items()})
+            row.update({"meta/episodes/chunk_index": 0, "meta/episodes/file_index": 0})
+            rows.append(row)
+            stats.append(ep_stats)
+            sources.append({"episode_index": index, **ep.source})
+            total += length
+            if on_episode is not None:
+                on_episode(index, ep)
+        if features is None:
+            raise DatasetError("no episodes to export")
+        flush()
+        for v in videos.values():
+            v.close()
+        episodes_path = partial / EPISODES_PATH.format(chunk_index=0, file_index=0)
+        episodes_path.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(pa.Table.from_pylist(rows), episodes_path)
+        pq.write_table(_tasks_table(pa, tasks), partial / "meta" / "tasks.parquet")
+        info = {
+            "codebase_version": CODEBASE_VERSION,
+            "robot_type": spec.robot_type,
+            "total_episodes": len(rows),
+            "total_frames": total,
+            "total_tasks": len(tasks),
+            "chunks_size": CHUNK_SIZE,
+            "data_files_size_in_mb": DATA_FILE_MB,
+            "video_files_size_in_mb": VIDEO_FILE_MB,
+            "fps": spec.fps,
+            "splits": {"train": f"0:{len(rows)}"},
+            "data_path": DATA_PATH,
+            "video_path": VIDEO_PATH,
+            "features": features,
+        }
+        meta = partial / "meta"
+        _write_json(meta / "info.json", info)
+        _write_json(meta / "stats.json", _lists(aggregate_stats([_arrays(s) for s in stats])))
+        _write_json(meta / "humanoidtoolbench.json", {**about, "episodes": sources})
+        _fsync_tree(partial)
+        os.rename(partial, root)
+    except BaseException:
+        for v in videos.values():
+            v.close()
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    return info
