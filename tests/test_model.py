@@ -268,7 +268,7 @@ def test_dp_noise_is_seeded_by_episode_and_request(repos, offline):
 
 
 def test_the_counter_numbers_requests_from_each_reset():
-    counter = EpisodeCounter()
+    counter = EpisodeCounter("rgb_head_stereo_left")
     keys = [counter(request(reset=r)) for r in (True, False, False, True)]
     assert [k[1] for k in keys] == [0, 1, 2, 0] and keys[0][0] == keys[3][0]
     assert counter(request(**{EPISODE_SEED_KEY: 7, REQUEST_INDEX_KEY: 2})) == ("seed:7", 2)

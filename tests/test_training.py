@@ -205,3 +205,24 @@ def test_training_with_the_pretrained_backbone_runs(dataset, tmp_path):
 def test_train_error_is_raised_for_problems(dataset):
     with pytest.raises(TrainError, match="--steps must be at least 1"):
         train(read_demos(dataset, "head_stereo_left"), TrainConfig(steps=0), Path("/nonexistent"))
+
+
+def test_a_checkpoint_of_another_camera_is_refused_in_one_line(tmp_path, capsys):
+    """A run trained on a wrist camera cannot be scored where the suite shows the head camera."""
+    from humanoidtoolbench.cli import eval as eval_cli
+
+    root = tmp_path / "wrist"
+    make_dataset(root)
+    info = json.loads((root / "meta" / "info.json").read_text())
+    key = "observation.images.head_stereo_left"
+    info["features"]["observation.images.wrist_left"] = info["features"].pop(key)
+    (root / "meta" / "info.json").write_text(json.dumps(info))
+    for old in (root / "videos" / "chunk-000").iterdir():
+        old.rename(old.with_name("observation.images.wrist_left"))
+    run = tmp_path / "run"
+    assert train_cli.main([str(root), "--output", str(run), "--steps", "1", "--camera", "wrist_left", *TINY]) == 0
+    capsys.readouterr()
+    assert eval_cli.main(["G1BallMove-L0-S", "--model", str(run), "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("htb-eval: --model: this ACT model would see the wrist_left camera")
+    assert "the toolbench suite on balanced shows head_stereo_left" in err

@@ -246,16 +246,18 @@ def _check_model(args) -> None:
         args.device_spec = Device.parse(args.device or "auto")
         args.resolved_model = None
         family = BY_NAME["act"]  # a hub model is one of the image families; a local one says which it is
+        sees = family.camera
         if not resolve.looks_like_hub_id(args.model):
             args.resolved_model = resolve.resolve(args.model, args.revision)
-            family = BY_NAME[_describe_model(args.resolved_model).family]
+            described = _describe_model(args.resolved_model)
+            family, sees = BY_NAME[described.family], described.camera
     except ModelError as exc:
         raise UsageError(str(exc)) from None
     contract, camera = suite.contract_for(controller), suite.cameras.policy_camera
-    if family.contract != contract or family.camera not in (None, camera):
-        sees = f"see the {family.camera} camera and " if family.camera else ""
+    if family.contract != contract or sees not in (None, camera):
+        what = f"see the {sees} camera and " if sees else ""
         raise UsageError(
-            f"--model: {family.name.upper()} models {sees}answer {family.contract}; "
+            f"--model: this {family.name.upper()} model would {what}answer {family.contract}; "
             f"the {args.suite} suite on {controller} shows {camera} and takes {contract}"
         )
     if family.camera is not None:

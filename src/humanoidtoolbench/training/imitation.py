@@ -111,7 +111,7 @@ def run_config(cfg: TrainConfig, demos: Demos) -> dict:
             action_min=demos.actions.min(0).astype(float).tolist(), action_max=demos.actions.max(0).astype(float).tolist(),
         ),
         model=ImageTransform(resize=tuple(cfg.image_size), center_crop=tuple(cfg.image_size)),
-    ))
+    ), camera=demos.camera)
     language = Language(encoder=VOCABULARY, revision=None, projection_dim=len(demos.instructions), vocabulary=demos.instructions)
     raw = msgspec.to_builtins(RunConfig(model=msgspec.to_builtins(model), data=data, language=language))
     raw["training"] = {

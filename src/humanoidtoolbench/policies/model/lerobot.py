@@ -18,11 +18,13 @@ import sys
 import numpy as np
 
 from ...control.contracts.decoupled_v1 import ACTION_DIM, STATE_DIM
+from ...robot.cameras import POLICY_CAMERA
 from . import ModelError, require
-from .native import IMAGE_KEY, EpisodeCounter, noise_seed
+from .native import EpisodeCounter, noise_seed
 from .resolve import ResolvedModel
 from .transforms import nearest_indices
 
+IMAGE_KEY = f"rgb_{POLICY_CAMERA}"  # a LeRobot policy of one camera sees the policy camera
 IMAGE_MODE = "VISUAL"
 STATE_MODE = "STATE"
 
@@ -53,7 +55,7 @@ class LeRobotPolicy:
         self.preprocess, self.postprocess = processors
         self.image_key, self.image_shape, self.state_key, self.state_width = _features(config)
         self.chunk_size = int(getattr(config, "n_action_steps", 1) or 1)
-        self.counter = EpisodeCounter()
+        self.counter = EpisodeCounter(IMAGE_KEY)
 
     def _batch(self, request: dict) -> dict:
         torch, batch = self.torch, {"task": [str(request["instruction"])]}

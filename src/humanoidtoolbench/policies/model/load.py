@@ -22,6 +22,7 @@ from .runconfig import read_json
 class ModelInfo:
     family: str
     chunk_size: int | None
+    camera: str | None  # the camera it sees (a native checkpoint says which); None: it reads vectors only
 
 
 def describe(resolved: ResolvedModel) -> ModelInfo:
@@ -29,11 +30,12 @@ def describe(resolved: ResolvedModel) -> ModelInfo:
     raw = read_json(resolved.config_path)
     family = families.detect(raw, resolved.config_path)
     section = families.model_section(raw)
+    camera = family.camera
     if family.schema is not None:
-        runconfig.parse(raw, runconfig.RunConfig, resolved.config_path, "run configuration")
+        camera = runconfig.parse(raw, runconfig.RunConfig, resolved.config_path, "run configuration").data.camera
         runconfig.parse(section, getattr(runconfig, family.schema), resolved.config_path, "model section")
     chunk = section.get("chunk_size", section.get("action_chunk_size", section.get("n_action_steps")))
-    return ModelInfo(family.name, chunk if isinstance(chunk, int) else None)
+    return ModelInfo(family.name, chunk if isinstance(chunk, int) else None, camera)
 
 
 def load(resolved: ResolvedModel, device: Device) -> tuple[LoadedPolicy, dict]:

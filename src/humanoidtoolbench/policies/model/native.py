@@ -21,9 +21,6 @@ from .runconfig import RunConfig, parse
 from .text import TextEncoder, text_encoder
 from .transforms import FieldNormaliser, preprocess
 
-IMAGE_KEY = "rgb_head_stereo_left"
-
-
 def noise_seed(episode: str, index: int) -> int:
     return int.from_bytes(hashlib.sha256(f"{episode}:{index}".encode()).digest()[:8], "big")
 
@@ -31,8 +28,8 @@ def noise_seed(episode: str, index: int) -> int:
 class EpisodeCounter:
     """(episode key, request index) of each request, from the evaluator's keys or counted here."""
 
-    def __init__(self) -> None:
-        self.episode, self.index = "", 0
+    def __init__(self, image_key: str) -> None:
+        self.image_key, self.episode, self.index = image_key, "", 0
 
     def __call__(self, request: dict) -> tuple[str, int]:
         reset = bool((request.get("history") or {}).get("reset"))
@@ -40,7 +37,7 @@ class EpisodeCounter:
             return f"seed:{int(request[EPISODE_SEED_KEY])}", int(request.get(REQUEST_INDEX_KEY, 0))
         if reset or not self.episode:
             digest = hashlib.sha256()
-            for array in (request["image"][IMAGE_KEY], request["state"]["states"]):
+            for array in (request["image"][self.image_key], request["state"]["states"]):
                 digest.update(np.ascontiguousarray(array).tobytes())
             self.episode, self.index = f"obs:{digest.hexdigest()}", 0
         else:
@@ -88,7 +85,8 @@ class NativePolicy:
     def __post_init__(self) -> None:
         self.torch = require("torch")
         self.fields = FieldNormaliser.from_config(self.config.data.transform.field)
-        self.counter = EpisodeCounter()
+        self.image_key = f"rgb_{self.config.data.camera}"
+        self.counter = EpisodeCounter(self.image_key)
 
     @property
     def chunk_size(self) -> int:
@@ -97,7 +95,7 @@ class NativePolicy:
     def __call__(self, request: dict) -> dict:
         torch = self.torch
         episode, index = self.counter(request)
-        image = torch.from_numpy(preprocess(request["image"][IMAGE_KEY], self.config.data.transform.model))[None]
+        image = torch.from_numpy(preprocess(request["image"][self.image_key], self.config.data.transform.model))[None]
         state = torch.from_numpy(self.fields.state_in(request["state"]["states"]))[None]
         text = torch.from_numpy(self.text.encode(str(request["instruction"])))[None]
         generator, metadata = None, {}

@@ -16,6 +16,7 @@ from pathlib import Path
 import msgspec
 
 from ...control.contracts.decoupled_v1 import ACTION_DIM
+from ...robot.cameras import CAMERA_NAMES, POLICY_CAMERA
 from . import ModelError
 
 PADDED_STATE_DIM = 36  # the 32-value state, zero-padded as the original's field transform does
@@ -79,7 +80,10 @@ class Transforms(msgspec.Struct):
 
 
 class Data(msgspec.Struct):
+    """`camera`: the one the network sees, read from the request as `rgb_<camera>`."""
+
     transform: Transforms
+    camera: str = POLICY_CAMERA
 
 
 class ActConfig(msgspec.Struct):
@@ -189,6 +193,8 @@ class RunConfig(msgspec.Struct):
             out.append(f"data.transform.model.center_crop {list(m.center_crop)} does not fit in resize {list(m.resize)}")
         if any(s <= 0 for s in m.std):
             out.append("data.transform.model.std must be positive")
+        if self.data.camera not in CAMERA_NAMES:
+            out.append(f"data.camera {self.data.camera!r} is not one of the robot's cameras ({', '.join(CAMERA_NAMES)})")
         lang = self.language
         if lang.encoder == VOCABULARY and (not lang.vocabulary or len(set(lang.vocabulary)) != len(lang.vocabulary)):
             out.append("language.vocabulary must list distinct instructions when language.encoder is 'vocabulary'")
