@@ -136,6 +136,20 @@ def test_two_expert_episodes_load_with_lerobot_and_match_the_runs(tmp_path, caps
     info = json.loads((head / "meta" / "info.json").read_text())
     assert [k for k, f in info["features"].items() if f["dtype"] == "video"] == ["observation.images.head_stereo_left"]
     assert info["total_videos"] == 2 and len(list((head / "videos").rglob("*.mp4"))) == 2
+    # Those runs rendered and recorded that camera alone.
+    configs = [json.loads(p.read_text()) for p in runs.rglob("evaluation_config.json")]
+    assert sorted(len(c["cameras"]) for c in configs) == [1, 4]
+    head_run = next(p.parent for p in runs.rglob("evaluation_config.json") if len(json.loads(p.read_text())["cameras"]) == 1)
+    assert sorted(p.name for p in head_run.rglob("*.mp4")) == ["head_stereo_left.mp4"] * 2
+    # The same episodes as v3.0: other files, the same rows and frames (the runs are reused).
+    from humanoidtoolbench.training.demos import read_demos
+
+    v30 = tmp_path / "head-v30"
+    assert dataset_cli.main([CONDITION, "--episodes", "2", "--max-steps", "25", "--keep-failed", "--cameras",
+                             "head_stereo_left", "--format", "v3.0", "--output", str(v30), "--runs", str(runs)]) == 0
+    assert json.loads((v30 / "meta" / "info.json").read_text())["codebase_version"] == "v3.0"
+    a, b = read_demos(head, "head_stereo_left"), read_demos(v30, "head_stereo_left")
+    assert np.array_equal(a.actions, b.actions) and np.array_equal(a.states, b.states) and a.tasks == b.tasks
     # Another controller by name: runs of their own, and the dataset says which.
     assisted = tmp_path / "assisted"
     capsys.readouterr()
