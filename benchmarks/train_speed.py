@@ -34,6 +34,7 @@ import torch  # noqa: E402
 from humanoidtoolbench.policies.model.device import Device  # noqa: E402
 from humanoidtoolbench.policies.model.load import load  # noqa: E402
 from humanoidtoolbench.policies.model.resolve import resolve  # noqa: E402
+from humanoidtoolbench.control.contracts.decoupled_v1 import ACTION_SLOTS, STATE_SLOTS  # noqa: E402
 from humanoidtoolbench.record.lerobot_dataset import DatasetSpec, DemoEpisode, write_dataset  # noqa: E402
 from humanoidtoolbench.record.video import VideoWriter  # noqa: E402
 from humanoidtoolbench.training.demos import read_demos  # noqa: E402
@@ -54,7 +55,7 @@ def generated(root: Path, episodes: int = 4, length: int = 60) -> Path:
         writer.close()
         eps.append(DemoEpisode(INSTRUCTION, rng.normal(0, 0.3, (length, 32)).astype(np.float32),
                                rng.normal(0, 0.3, (length, 36)).astype(np.float32), {"head_stereo_left": video}))
-    write_dataset(root, DatasetSpec(50, "unitree_g1_dex3", ("head_stereo_left",)), eps, {})
+    write_dataset(root, DatasetSpec(50, "unitree_g1_dex3", ("head_stereo_left",), STATE_SLOTS, ACTION_SLOTS), eps, {})
     return root
 
 

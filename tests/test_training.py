@@ -17,6 +17,7 @@ from humanoidtoolbench.policies.model.load import load  # noqa: E402
 from humanoidtoolbench.policies.model.resolve import resolve  # noqa: E402
 from humanoidtoolbench.policies.model.runconfig import ImageTransform  # noqa: E402
 from humanoidtoolbench.policies.model.transforms import normalise_image, preprocess, resize_crop  # noqa: E402
+from humanoidtoolbench.control.contracts.decoupled_v1 import ACTION_SLOTS, STATE_SLOTS  # noqa: E402
 from humanoidtoolbench.record.lerobot_dataset import DatasetSpec, DemoEpisode, write_dataset  # noqa: E402
 from humanoidtoolbench.record.video import VideoWriter  # noqa: E402
 from humanoidtoolbench.training.demos import DemoDataError, frame_cache, read_demos  # noqa: E402
@@ -52,7 +53,7 @@ def make_dataset(root: Path, episodes: int = 3, length: int = 12) -> Path:
         actions[:, :31] = np.linspace(0, 0.5 * (1 if e % 2 else -1), length)[:, None]
         actions[:, 31] = 0.75
         eps.append(DemoEpisode(TASKS[e % 2], states, actions, {"head_stereo_left": video}, {"seed": 20000 + e}))
-    write_dataset(root, DatasetSpec(50, "unitree_g1_dex3", ("head_stereo_left",)), eps, {"test": True})
+    write_dataset(root, DatasetSpec(50, "unitree_g1_dex3", ("head_stereo_left",), STATE_SLOTS, ACTION_SLOTS), eps, {"test": True})
     return root
 
 
@@ -226,3 +227,14 @@ def test_a_checkpoint_of_another_camera_is_refused_in_one_line(tmp_path, capsys)
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("htb-eval: --model: this ACT model would see the wrist_left camera")
     assert "the toolbench suite on balanced shows head_stereo_left" in err
+
+
+def test_loss_weights_name_action_slots(dataset):
+    from humanoidtoolbench.training.imitation import slot_weights
+
+    demos = read_demos(dataset, "head_stereo_left")
+    w = slot_weights(TrainConfig(loss_weights="nav_=10"), demos.action_names, 36)
+    assert np.isclose(w.mean(), 1.0) and np.isclose(w[32] / w[0], 10.0) and w[31] == w[0]  # base_height is no nav_ slot
+    with pytest.raises(TrainError, match="no action slot of the dataset starts with 'wheel_'"):
+        slot_weights(TrainConfig(loss_weights="wheel_=2"), demos.action_names, 36)
+    assert TrainConfig(loss_weights="nav_=x").problems() == ["--loss-weights 'nav_=x' is not PREFIX=WEIGHT with a weight of 0 or more"]

@@ -50,6 +50,7 @@ class Demos:
     camera: str
     version: str
     digest: str  # SHA-256 of the metadata, the rows and the camera's videos
+    action_names: list[str] | None = None
 
     @property
     def episode_of_row(self) -> np.ndarray:
@@ -133,7 +134,9 @@ def read_demos(root: str | os.PathLike, camera: str) -> Demos:
         with open(f, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(block)
-    return Demos(root, states, actions, starts, lengths, tasks, videos, camera, version, digest.hexdigest())
+    names = features[ACTION].get("names")
+    return Demos(root, states, actions, starts, lengths, tasks, videos, camera, version, digest.hexdigest(),
+                 list(names) if isinstance(names, list) else None)
 
 
 def frame_cache(demos: Demos, transform: ImageTransform, folder: Path, on_episode: Callable[[int], None] | None = None) -> np.ndarray:

@@ -4,7 +4,7 @@ The network is the inference code's own `ACT` (`policies.model.act`): the
 policy camera, the padded state and the instruction in, a whole chunk of
 bounds-normalised actions out, trained with an L1 loss (ACT's
 reconstruction term; the style latent that inference sets to zero is not
-trained). A target chunk that runs past its episode's end repeats the last
+trained), each slot's term weighted by `loss_weights`. A target chunk that runs past its episode's end repeats the last
 command, which is what holding the final pose means. Frames are shifted by
 up to `shift` pixels (replicate padding) as augmentation; inference sees
 them unshifted.
@@ -65,6 +65,9 @@ class TrainConfig:
     weight_decay: float = 1e-4
     warmup_steps: int = 200
     shift: int = 6  # pixels of random shift augmentation
+    # PREFIX=W,...: the L1 term of each action slot whose name starts with PREFIX weighs W (others 1). Navigation
+    # (decoupled_v1's nav_ slots) is 3 of 36 values but decides whether the robot reaches the bench at all.
+    loss_weights: str = "nav_=10"
     seed: int = 0
     save_every: int = 500
     log_every: int = 50
@@ -84,7 +87,36 @@ class TrainConfig:
             out.append(f"--image-size {self.image_size} is below 32 pixels")
         if self.dim_model % self.n_heads:
             out.append(f"--dim-model {self.dim_model} is not divisible by {self.n_heads} heads")
+        try:
+            self.weights()
+        except ValueError as exc:
+            out.append(str(exc))
         return out
+
+    def weights(self) -> list[tuple[str, float]]:
+        """--loss-weights as (prefix, weight) pairs."""
+        pairs = []
+        for part in filter(None, (p.strip() for p in self.loss_weights.split(","))):
+            prefix, _, weight = part.partition("=")
+            try:
+                value = float(weight)
+            except ValueError:
+                value = -1.0
+            if not prefix or value < 0:
+                raise ValueError(f"--loss-weights {part!r} is not PREFIX=WEIGHT with a weight of 0 or more")
+            pairs.append((prefix, value))
+        return pairs
+
+
+def slot_weights(cfg: TrainConfig, names: list[str] | None, dim: int) -> np.ndarray:
+    """(dim,) weights of the L1 terms, normalised to mean 1; a prefix that names no slot is refused."""
+    w = np.ones(dim)
+    for prefix, value in cfg.weights():
+        hit = [i for i, n in enumerate(names or []) if n.startswith(prefix)]
+        if not hit:
+            raise TrainError(f"--loss-weights: no action slot of the dataset starts with {prefix!r}")
+        w[hit] = value
+    return w / w.mean()
 
 
 @dataclass
@@ -203,6 +235,7 @@ def train(demos: Demos, cfg: TrainConfig, out: Path, progress=None) -> dict:
     states = torch.from_numpy(np.stack([fields.state_in(s) for s in demos.states]))
     actions = torch.from_numpy(fields.action.normalise(demos.actions.astype(np.float64)).astype(np.float32))
     vocab = raw["language"]["vocabulary"]
+    weights = torch.from_numpy(slot_weights(cfg, demos.action_names, demos.actions.shape[1]).astype(np.float32)).to(device)
     text = torch.eye(len(vocab))[[vocab.index(t) for t in demos.tasks]][torch.from_numpy(demos.episode_of_row)]
     if progress is not None:
         progress.stage("frames", len(demos.starts))
@@ -244,7 +277,7 @@ def train(demos: Demos, cfg: TrainConfig, out: Path, progress=None) -> dict:
         rows, targets = batcher.draw(cfg.batch_size)
         pixels = normalise_image(torch.from_numpy(np.asarray(frames[rows])), image_t, torch)
         pred = net(augment(pixels).to(device), states[rows].to(device), text[rows].to(device))
-        loss = torch.nn.functional.l1_loss(pred, actions[torch.from_numpy(targets)].to(device))
+        loss = ((pred - actions[torch.from_numpy(targets)].to(device)).abs() * weights).mean()
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(net.parameters(), 10.0)
