@@ -81,6 +81,7 @@ def evaluate_condition(
         if not fresh:
             if damage is None:
                 progress.message(f"{label}: continuing interrupted run {run.path}")
+            _restore_policy_info(run, policy.info, label, progress)
             _repair(run, settings, damage, label, progress)
         done = run.completed_seeds() & set(settings.seeds)
         summaries = {seed: run.read_summary(seed) for seed in done}
@@ -131,6 +132,16 @@ def _claim(run, settings, output, fingerprint, policy_info, label, progress) -> 
     run.write_json(CONFIG, config.to_json())
     run.write_json(POLICY_INFO, policy_info)
     return run, lock, True
+
+
+def _restore_policy_info(run: RunDir, policy_info: dict, label: str, progress: ProgressReporter) -> None:
+    """Write `policy_info.json` again where a run was killed between its configuration and it: the result
+    hashes it, so without it the run could never be finished. Its configuration holds the same info."""
+    if (run.path / POLICY_INFO).is_file():
+        return
+    config = run.read_json(CONFIG) or {}
+    run.write_json(POLICY_INFO, config.get("policy_info") or policy_info)
+    progress.message(f"{label}: {run.path / POLICY_INFO} was missing; written again from {CONFIG}")
 
 
 def _repair(run: RunDir, settings: EvalSettings, damage: RunCheck | None, label: str,
