@@ -51,3 +51,28 @@ def test_a_run_killed_before_its_policy_info_is_completed_by_the_next_evaluation
     assert info == json.loads((run / "evaluation_config.json").read_text())["policy_info"]
     assert evaluate(out) == 0
     assert "reusing validated result" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("left", ["run.lock only", "truncated configuration"])
+@pytest.mark.parametrize("tool", ["htb-metrics", "htb-report"])
+def test_a_run_dir_without_a_configuration_is_skipped_and_named_in_one_line(out, tmp_path, capsys, tool, left):
+    from humanoidtoolbench.cli import metrics as metrics_cli
+    from humanoidtoolbench.cli import report as report_cli
+
+    empty = out / CONDITION / "run-20991231-000000-abcdef"  # newest: killed or out of disk at its start
+    empty.mkdir()
+    (empty / "run.lock").write_text("")
+    if left == "truncated configuration":
+        (empty / "evaluation_config.json").write_text('{"condition": ')
+    capsys.readouterr()
+    if tool == "htb-metrics":
+        code = metrics_cli.main([str(out)])
+    else:
+        code = report_cli.main([str(out), "--output", str(tmp_path / "report")])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err  # the validated run is scored as before
+    assert "Traceback" not in captured.err
+    [line] = [line for line in captured.err.splitlines() if str(empty) in line]
+    assert line.startswith(f"{tool}: warning: skipping {empty}: no readable evaluation_config.json")
+    if tool == "htb-metrics":
+        assert "G1BallMove-L0-S" in captured.out
