@@ -76,3 +76,25 @@ def test_a_run_dir_without_a_configuration_is_skipped_and_named_in_one_line(out,
     assert line.startswith(f"{tool}: warning: skipping {empty}: no readable evaluation_config.json")
     if tool == "htb-metrics":
         assert "G1BallMove-L0-S" in captured.out
+
+
+@pytest.mark.parametrize("stray", ["episode_99999.json", "episode_copy.json"])
+@pytest.mark.parametrize("finished", [True, False])
+def test_a_stray_summary_is_set_aside_and_a_valid_result_kept(out, capsys, stray, finished):
+    [run] = the_runs(out)
+    result = run / "benchmark_result.json"
+    if not finished:
+        result.unlink()
+    before = result.read_bytes() if finished else None
+    (run / "summaries" / stray).write_bytes((run / "summaries" / "episode_10000.json").read_bytes())
+    capsys.readouterr()
+    assert evaluate(out) == 0
+    err = capsys.readouterr().err
+    [line] = [line for line in err.splitlines() if stray in line]
+    assert f"set aside stray summaries in {run / 'summaries'}" in line and f"{stray} -> {stray}.stray" in line
+    assert "Traceback" not in err and the_runs(out) == [run] and verify_run(run) == []
+    assert (run / "summaries" / f"{stray}.stray").is_file() and not (run / "summaries" / stray).exists()
+    if finished:
+        assert result.read_bytes() == before and "reusing validated result" in err
+    assert evaluate(out) == 0
+    assert "reusing validated result" in capsys.readouterr().err
