@@ -273,6 +273,10 @@ def _check_model_config(args) -> None:
     policy (and to every worker) through the environment; what identifies its model joins the policy's
     identity (`args.model_identity`)."""
     args.model_identity = None
+    if args.model_config is None and args.policy in suites.get(args.suite).needs_model_config:
+        args.model_config = os.environ.get(MODEL_CONFIG_ENV)  # the planner would read it: its model is recorded
+        if not args.model_config:
+            raise UsageError(f"--policy {args.policy} needs --model-config FILE (the planner's endpoint and model)")
     if args.model_config is None:
         return
     path = Path(args.model_config)
