@@ -98,3 +98,27 @@ def test_a_stray_summary_is_set_aside_and_a_valid_result_kept(out, capsys, stray
         assert result.read_bytes() == before and "reusing validated result" in err
     assert evaluate(out) == 0
     assert "reusing validated result" in capsys.readouterr().err
+
+
+def test_a_full_disk_while_writing_results_is_one_line(tmp_path, capsys, monkeypatch):
+    import errno
+    import os
+
+    from humanoidtoolbench.record import files
+
+    real = files.write_bytes_atomic
+
+    def full(path, data):
+        if Path(path).name == "benchmark_result.json":
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(path, data)
+
+    monkeypatch.setattr(files, "write_bytes_atomic", full)
+    out = tmp_path / "out"
+    capsys.readouterr()
+    assert evaluate(out) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    [line] = [line for line in err.splitlines() if "No space left on device" in line]
+    assert line == f"{CONDITION}: FAILED: cannot write the results under {out}: No space left on device"
+    assert not list(out.rglob("*.tmp"))
