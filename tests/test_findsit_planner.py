@@ -361,9 +361,13 @@ def test_a_reply_without_usage_is_estimated_at_four_characters_a_token(provider,
     assert metrics.cost([d.record(0, None)]).token_source == "estimated_chars_div_4"
 
 
-def test_an_unknown_action_is_an_invalid_active_stop(provider, planner):
+def test_an_unknown_action_is_an_invalid_active_stop(provider, planner, capsys):
     provider.script(ok(plan(42, "Dance<wildly>")), ok(verdict()))
+    capsys.readouterr()
     d = decide(planner)
+    assert capsys.readouterr().err == ("llm planner, step 0: the planner named no action of the vocabulary "
+                                       "(action_id 42, action_name Dance<wildly>); executing Stop/Stand as an "
+                                       "invalid active stop\n")
     assert (d.proposed.invalid_action, d.action.skill, d.action.active_stop, d.verifier_route) == (True, "stand", True, "stop")
     record = d.record(3, 0)
     assert (record.invalid_action, record.skill) == (True, "stand")

@@ -652,6 +652,10 @@ class LanguageModelPlanner:
             self._remember(step, decision, {}, None)
             return decision
         proposed = parse_action(plan.get("action_id"), plan.get("action_name"), plan.get("additional_info"))
+        if proposed.invalid_action:  # executed as Stop, which ends the episode: say why on the terminal
+            self.notify(f"llm planner, step {step}: the planner named no action of the vocabulary "
+                        f"(action_id {clip(plan.get('action_id'), 40)}, action_name {clip(plan.get('action_name'), 80)}); "
+                        "executing Stop/Stand as an invalid active stop")
         route = verifier_route(proposed, self._sit_turn_verified)
         verifier_calls: list[CallRecord] = []
         verdict = None
