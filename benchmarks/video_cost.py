@@ -40,7 +40,13 @@ from run import DEFAULT_ENV, toolbench_cycle
 
 # (preset, crf): the recorder's setting before (veryfast, 23) and the candidates around the one it uses.
 SETTINGS = (("veryfast", 23), ("superfast", 23), ("superfast", 26), ("ultrafast", 23), ("ultrafast", 25),
-            ("ultrafast", 27), ("ultrafast", 28))
+            ("ultrafast", 27), ("ultrafast", 28), ("ultrafast", 27, "cabac=1:bframes=3"),
+            ("ultrafast", 27, "cabac=1:bframes=3:rc-lookahead=10:mbtree=1"),
+            ("ultrafast", 27, "cabac=1:rc-lookahead=10:mbtree=1"),
+            ("ultrafast", 27, "bframes=3:rc-lookahead=10:mbtree=1"),
+            ("ultrafast", 26, "cabac=1:bframes=3:rc-lookahead=5:mbtree=1"),
+            ("ultrafast", 24, "cabac=1:bframes=3:rc-lookahead=5:mbtree=1"),
+            ("ultrafast", 23, "cabac=1:bframes=3:rc-lookahead=5:mbtree=1"))
 
 
 def render_frames(condition: str, steps: int) -> dict[str, list[np.ndarray]]:
@@ -108,8 +114,8 @@ def main() -> None:
     frames = render_frames(args.condition, args.steps)
     n = args.steps + 1
     rows = []
-    for preset, crf in SETTINGS:
-        options = {"crf": str(crf), "preset": preset}
+    for preset, crf, *params in SETTINGS:
+        options = {"crf": str(crf), "preset": preset, **({"x264-params": params[0]} if params else {})}
         cpu = size = 0.0
         quality = []
         for cam_frames in frames.values():
@@ -117,10 +123,10 @@ def main() -> None:
             cpu, size = cpu + seconds, size + len(data)
             quality.append(psnr(cam_frames, data))
         used = options == video.X264_OPTIONS
-        rows.append({"preset": preset, "crf": crf, "encode_cpu_ms_per_step": round(1e3 * cpu / n, 2),
+        rows.append({"preset": preset, "crf": crf, "x264_params": params[0] if params else None, "encode_cpu_ms_per_step": round(1e3 * cpu / n, 2),
                      "kib_per_step": round(size / 1024 / n, 1), "psnr_db": round(float(np.mean(quality)), 2), "recorder": used})
         r = rows[-1]
-        print(f"  {preset:9s} crf {crf}: encoding {r['encode_cpu_ms_per_step']:5.2f} ms CPU, {r['kib_per_step']:5.1f} KiB, "
+        print(f"  {preset:9s} crf {crf}{' ' + params[0] if params else ''}: encoding {r['encode_cpu_ms_per_step']:5.2f} ms CPU, {r['kib_per_step']:5.1f} KiB, "
               f"PSNR {r['psnr_db']:.2f} dB per recorded step{'  <- the recorder' if used else ''}")
     with tempfile.TemporaryDirectory(prefix="htb-video-") as folder:
         paths = []

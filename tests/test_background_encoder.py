@@ -65,3 +65,33 @@ def test_after_an_encoder_failure_a_later_submit_raises_it():
             time.sleep(0.001)
     encoder.abort([writer])
     assert writer.aborted
+
+
+def _scene(n: int) -> list[np.ndarray]:
+    """A smooth, slowly panning scene with a moving block: what a camera of a standing robot sees."""
+    y, x = np.mgrid[0:HEIGHT, 0:WIDTH]
+    out = []
+    for k in range(n):
+        img = np.stack([(x + 2 * k) % 256, (y + x // 3) % 256, (128 + 60 * np.sin((x + k) / 40.0))], -1)
+        img[100:160, 50 + 3 * k:110 + 3 * k] = (200, 40, 40)
+        out.append(img.astype(np.uint8))
+    return out
+
+
+def test_the_recorders_videos_are_near_veryfast_crf_23_in_size(tmp_path):
+    import av
+
+    scene = _scene(100)
+    mine = VideoWriter(tmp_path / "mine.mp4", WIDTH, HEIGHT)
+    for f in scene:
+        mine.write(f)
+    size = mine.close().stat().st_size
+    with av.open(str(tmp_path / "old.mp4"), mode="w", format="mp4") as container:  # the size the disk was sized for
+        stream = container.add_stream("libx264", rate=50)
+        stream.width, stream.height, stream.pix_fmt = WIDTH, HEIGHT, "yuv420p"
+        stream.options = {"crf": "23", "preset": "veryfast"}
+        stream.thread_count = 1
+        for f in scene:
+            container.mux(stream.encode(av.VideoFrame.from_ndarray(f, format="rgb24")))
+        container.mux(stream.encode())
+    assert size < 1.5 * (tmp_path / "old.mp4").stat().st_size

@@ -298,3 +298,23 @@ def test_htb_eval_policy_timeout_fails_a_stuck_call_with_one_line_and_says_it_is
 def test_a_dry_run_shows_the_policy_timeout(capsys, flag, shown):
     assert run_cli(["--host", "10.0.0.1", "--dry-run", *flag]) == 0
     assert f"policy timeout: {shown} per request (pre-flight 30 s)" in capsys.readouterr().out.splitlines()
+
+
+def test_an_in_process_policy_that_does_not_return_prints_the_waiting_line(capsys):
+    import time
+
+    from humanoidtoolbench.policies.loader import LoadedPolicy
+    from humanoidtoolbench.policies.policy_source import InProcessPolicy
+
+    def predict(request):
+        time.sleep(0.35)
+        return np.zeros((5, 36))
+
+    policy = InProcessPolicy(LoadedPolicy(predict=predict, name="slow", source="test", file=None,
+                                          adapter_sha256="0" * 64), "k")
+    policy.wait_interval = 0.1
+    capsys.readouterr()
+    policy.act({})
+    waits = capsys.readouterr().err.splitlines()
+    assert len(waits) >= 2 and all(re.fullmatch(r"htb-eval: waiting for the policy slow to return \(\d+ s\)", w)
+                                   for w in waits), waits

@@ -174,6 +174,15 @@ def test_an_invalid_model_config_is_one_line_and_exit_2_before_any_simulation(tm
     assert not out.exists()
 
 
+def test_the_llm_planner_without_a_model_config_is_refused_in_one_line_before_any_episode(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("HTB_MODEL_CONFIG", raising=False)
+    out = tmp_path / "out"
+    assert eval_cli.main(["FINDSIT-val100", "--policy", "llm", "--episodes", "1", "--no-video", "--output", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err == "htb-eval: --policy llm needs --model-config FILE (the planner's endpoint and model)\n"
+    assert not out.exists()
+
+
 def test_planner_fallbacks_are_lines_in_the_run_log_counted_by_htb_metrics_and_the_model_is_named(tmp_path, capsys):
     """One decision whose endpoint fails until its deadline (a fallback walk), then Stop: the fallback is a line on
     the terminal and in the run log, counted in the paper metrics, and the records name the planner's model."""

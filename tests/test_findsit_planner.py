@@ -76,6 +76,8 @@ def ok(content, usage=USAGE):
 
 FAIL = (500, {"error": {"message": "overloaded", "type": "server_error"}})
 HANG = 0  # a status that makes the server wait instead of answering
+TRICKLE = 1  # a status that makes the server send a 200 whose body never ends, a byte every `payload` seconds
+TRICKLE_CHUNKED = 2  # the same, in chunked transfer encoding
 
 
 class Provider:
@@ -96,6 +98,22 @@ class Provider:
                 status, payload = provider.replies.popleft() if self.path == "/v1/chat/completions" else (404, {})
                 if status == HANG:  # answer only after `payload` seconds (or never, once the test has ended)
                     provider.released.wait(payload)
+                    return
+                if status in (TRICKLE, TRICKLE_CHUNKED):  # until the test ends or the client hangs up
+                    chunked = status == TRICKLE_CHUNKED
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    if chunked:
+                        self.send_header("Transfer-Encoding", "chunked")
+                    else:
+                        self.send_header("Content-Length", str(10**9))
+                    self.end_headers()
+                    try:
+                        while not provider.released.wait(payload):
+                            self.wfile.write(b"1\r\n \r\n" if chunked else b" ")
+                            self.wfile.flush()
+                    except OSError:
+                        pass
                     return
                 raw = isinstance(payload, str)  # a body sent as it is, e.g. an HTML error page
                 data = payload.encode() if raw else json.dumps(payload).encode()
@@ -304,8 +322,32 @@ def test_a_hanging_endpoint_costs_one_decision_deadline_with_wait_lines(provider
     assert len(waits) >= 2 and waits[0].startswith(f"llm planner, step 0: waiting for the model at {provider.url} (")
     assert waits[0].endswith("of the 1 s decision deadline)")
     assert lines[-1].startswith("llm planner, step 0: no usable planner answer before the 1 s decision deadline "
-                                "(last: APITimeoutError")
+                                "(last: timed out: no complete reply within 1 s")
     assert lines[-1].endswith("; walking forward slowly (planner fallback)")
+
+
+@pytest.mark.parametrize("trickle", [TRICKLE, TRICKLE_CHUNKED])
+def test_a_reply_that_never_ends_costs_one_decision_deadline(provider, sleeps, capsys, trickle):
+    config = ModelConfig(base_url=provider.url, model="test-model", max_tokens=512, timeout_s=0.5,
+                         decision_deadline_s=2.5)
+    planner = LanguageModelPlanner(ChatClient(config, environ={}), sleep=sleeps.append)
+    planner.reset(GOAL, seed=0)
+    provider.script(*[(trickle, 0.1)] * 2)  # a byte every 0.1 s: no read ever waits for timeout_s
+    capsys.readouterr()
+    started = time.monotonic()
+    outcome: list = []
+    worker = threading.Thread(target=lambda: outcome.append(decide(planner)), daemon=True)
+    worker.start()
+    worker.join(15)  # today's code would read forever: bound the test, not the planner
+    took = time.monotonic() - started
+    assert not worker.is_alive(), "the decision never ended"
+    [d] = outcome
+    assert (d.action, d.planner_fallback) == (FALLBACK_WALK, True)
+    assert [c.error for c in d.calls] == ["timed out: no complete reply within 0.5 s"] * 2
+    assert sleeps == [1.0] and 0.9 < took < 5  # two calls of 0.5 s; the 2 s pause would pass the deadline
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[-1].startswith("llm planner, step 0: no usable planner answer before the 2.5 s decision deadline "
+                                "(last: timed out: no complete reply within 0.5 s")
 
 
 def test_a_reply_without_usage_is_estimated_at_four_characters_a_token(provider, planner):
@@ -319,9 +361,13 @@ def test_a_reply_without_usage_is_estimated_at_four_characters_a_token(provider,
     assert metrics.cost([d.record(0, None)]).token_source == "estimated_chars_div_4"
 
 
-def test_an_unknown_action_is_an_invalid_active_stop(provider, planner):
+def test_an_unknown_action_is_an_invalid_active_stop(provider, planner, capsys):
     provider.script(ok(plan(42, "Dance<wildly>")), ok(verdict()))
+    capsys.readouterr()
     d = decide(planner)
+    assert capsys.readouterr().err == ("llm planner, step 0: the planner named no action of the vocabulary "
+                                       "(action_id 42, action_name Dance<wildly>); executing Stop/Stand as an "
+                                       "invalid active stop\n")
     assert (d.proposed.invalid_action, d.action.skill, d.action.active_stop, d.verifier_route) == (True, "stand", True, "stop")
     record = d.record(3, 0)
     assert (record.invalid_action, record.skill) == (True, "stand")

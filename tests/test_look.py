@@ -253,3 +253,17 @@ def test_bad_gallery_input_is_one_line_and_exit_2(args, fragment, tmp_path, caps
     err = capsys.readouterr().err.strip()
     assert fragment in err and "\n" not in err
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("where", ["a file", "under a file", "unknown suite"])
+def test_a_gallery_output_that_is_a_file_or_an_unknown_suite_is_one_line_and_exit_2(where, tmp_path, capsys):
+    taken = tmp_path / "taken.png"
+    taken.write_bytes(b"x")
+    output = {"a file": taken, "under a file": taken / "gallery"}.get(where, tmp_path / "gallery")
+    suite = "nosuchsuite" if where == "unknown suite" else "toolbench"
+    assert gallery_cli.main([suite, "--output", str(output), "--limit", "1", "--episodes", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    expected = "unknown suite 'nosuchsuite' (suites: " if where == "unknown suite" else f"{taken} is a file, not a directory"
+    assert err.startswith("htb-gallery: ") and expected in err
+    assert sorted(tmp_path.iterdir()) == [taken] and taken.read_bytes() == b"x"

@@ -289,3 +289,26 @@ def test_a_body_beyond_the_buffer_budget_waits_then_is_503_and_the_budget_comes_
     assert answers["first"][0] == 200
     assert eventually(lambda: serve.servers[0]._buffer.used == 0)
     assert exchange(port, post("/act", body))[0] == 200  # the budget is whole again
+
+
+def test_a_burst_of_clients_beyond_the_cap_is_answered_503_not_reset(serve):
+    port = serve(max_connections=4)
+    clients = 100
+    start = threading.Barrier(clients, timeout=20)
+    outcomes: list = []
+
+    def client() -> None:
+        try:
+            start.wait()
+            status, _, _ = exchange(port, b"GET /info HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            outcomes.append(status)
+        except OSError as exc:  # ConnectionResetError above all: what a full listen backlog gives
+            outcomes.append(type(exc).__name__)
+
+    threads = [threading.Thread(target=client, daemon=True) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert len(outcomes) == clients
+    assert set(outcomes) <= {200, 503}, {o: outcomes.count(o) for o in set(outcomes)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 import traceback
@@ -275,6 +276,10 @@ def _check_model_config(args) -> None:
     policy (and to every worker) through the environment; what identifies its model joins the policy's
     identity (`args.model_identity`)."""
     args.model_identity = None
+    if args.model_config is None and args.policy in suites.get(args.suite).needs_model_config:
+        args.model_config = os.environ.get(MODEL_CONFIG_ENV)  # the planner would read it: its model is recorded
+        if not args.model_config:
+            raise UsageError(f"--policy {args.policy} needs --model-config FILE (the planner's endpoint and model)")
     if args.model_config is None:
         return
     path = Path(args.model_config)
@@ -482,6 +487,14 @@ def _main(argv: list[str] | None) -> int:
         policy.close()
 
 
+_STORAGE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM)
+
+
+def _storage_error(exc: OSError) -> str:
+    """'No space left on device: <file>' (what and where), without the errno number."""
+    return f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
+
+
 def _evaluate(args, conditions, settings_of, policy, backend) -> int:
     from ..eval.condition import RunFailed, evaluate_condition
     from ..eval.progress import ProgressReporter
@@ -489,7 +502,7 @@ def _evaluate(args, conditions, settings_of, policy, backend) -> int:
 
     output = Path(args.output)
     progress = ProgressReporter()
-    failed, rows = [], []
+    failed, rows, disk_failed = [], [], False
     for k, cond in enumerate(conditions, 1):
         label = f"[{k}/{len(conditions)}] {cond.name}" if len(conditions) > 1 else cond.name
         try:
@@ -506,6 +519,11 @@ def _evaluate(args, conditions, settings_of, policy, backend) -> int:
             continue
         except Exception as exc:
             failed.append(cond.name)
+            if isinstance(exc, OSError) and exc.errno in _STORAGE_ERRORS:
+                # The disk, not the code: one line, and no further condition (it would fail the same way).
+                progress.message(f"{label}: FAILED: cannot write the results under {output}: {_storage_error(exc)}")
+                disk_failed = True
+                break
             rows.append(summary_row(cond.env_id, None, None))
             progress.message(f"{label}: FAILED: {type(exc).__name__}: {exc}")
             progress.message(traceback.format_exc().rstrip())
@@ -518,7 +536,7 @@ def _evaluate(args, conditions, settings_of, policy, backend) -> int:
         rows.append(summary_row(cond.env_id, r.to_json(), outcome.run.result_path.relative_to(output).as_posix()))
         flag = "reportable" if r.reportable else "not reportable: " + "; ".join(r.reasons)
         progress.message(f"{label}: {r.successes}/{r.episodes} successes ({flag}) -> {outcome.run.result_path}")
-    if len(conditions) > 1:
+    if len(conditions) > 1 and not disk_failed:
         summary = write_summary(output, rows)
         mean = summary.get("mean_success_rate")
         progress.message(

@@ -59,7 +59,7 @@ def slug(text: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     names = [s.name for s in suites.suites()]
     p = argparse.ArgumentParser(prog="htb-gallery", description=__doc__.split("\n\n")[0])
-    p.add_argument("suite", choices=[*names, "all"], help="the suite to shoot, or all")
+    p.add_argument("suite", help=f"the suite to shoot ({', '.join(names)}), or all")
     p.add_argument("--output", required=True, help="directory to write SUITE/sheet.png and SUITE/tiles/ into")
     p.add_argument("--look", help="how the scenes are drawn (default: each suite's protocol look)")
     p.add_argument("--limit", type=int, help="shoot only the first N close-up subjects (a quick look)")
@@ -80,6 +80,10 @@ def _tile(text: str) -> tuple[int, int] | None:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     chosen = suites.suites() if args.suite == "all" else [s for s in suites.suites() if s.name == args.suite]
+    if not chosen:  # checked here, not by argparse, for one line rather than a usage block
+        names = ", ".join(s.name for s in suites.suites())
+        print(f"htb-gallery: unknown suite {args.suite!r} (suites: {names}, or all)", file=sys.stderr)
+        return 2
     for name, value in (("--limit", args.limit), ("--episodes", args.episodes)):
         if value is not None and value < 0:
             print(f"htb-gallery: {name} must be 0 or more, got {value}", file=sys.stderr)
@@ -95,6 +99,20 @@ def main(argv: list[str] | None = None) -> int:
         if args.look is not None and args.look not in suite.looks:
             print(f"htb-gallery: --look {args.look}: the {suite.name} suite is drawn in {', '.join(suite.looks)}", file=sys.stderr)
             return 2
+    output = Path(args.output)
+    taken = next((p for p in [output, *output.parents] if p.exists() and not p.is_dir()), None)
+    if taken is not None:  # found before a minute of rendering, not at the first write
+        print(f"htb-gallery: --output {args.output}: {taken} is a file, not a directory", file=sys.stderr)
+        return 2
+    try:
+        return _shoot(args, chosen, tile)
+    except OSError as exc:  # a full disk, a read-only folder: one line
+        print(f"htb-gallery: cannot write into --output {args.output}: {exc.strerror or exc}"
+              + (f": {exc.filename}" if exc.filename else ""), file=sys.stderr)
+        return 1
+
+
+def _shoot(args, chosen, tile) -> int:
     from ..sim import look as looks
 
     for suite in chosen:

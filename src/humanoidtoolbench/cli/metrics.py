@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"htb-metrics: {exc}", file=sys.stderr)
         return 2
     for other in unreadable:
-        print(f"htb-metrics: warning: {other.path / 'benchmark_result.json'} cannot be read: {other.detail}", file=sys.stderr)
+        print(f"htb-metrics: warning: {other.warning}", file=sys.stderr)
     if not reports:
         print(f"htb-metrics: no validated results under {args.output}", file=sys.stderr)
         return 2
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         for s in sections:
             heading = f"\n#### {key(s.suite, s.policy, several)}\n" if several else ""
             print(heading + "\n" + s.text, end="")
-    return 0 if all(r.verified for r in reports) and not unreadable else 1
+    return 0 if all(r.verified for r in reports) and not any(o.damaged for o in unreadable) else 1
 
 
 if __name__ == "__main__":

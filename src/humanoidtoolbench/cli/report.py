@@ -35,8 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         results, unreadable = find_results(args.results)
         for other in unreadable:
-            print(f"htb-report: warning: {other.path / 'benchmark_result.json'} cannot be read: {other.detail}",
-                  file=sys.stderr)
+            print(f"htb-report: warning: {other.warning}", file=sys.stderr)
         if not results:
             print(f"htb-report: no validated results under {', '.join(map(str, args.results))}", file=sys.stderr)
             return 2
@@ -49,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     for r in damaged:
         print(f"htb-report: warning: {r.report.path} is NOT VERIFIED: {summarize_problems(r.report.problems)}", file=sys.stderr)
     print(f"htb-report: {len(results)} results, {len(copies)} videos -> {index}")
-    return 1 if damaged or unreadable else 0
+    return 1 if damaged or any(o.damaged for o in unreadable) else 0
 
 
 if __name__ == "__main__":

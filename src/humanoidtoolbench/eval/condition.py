@@ -21,6 +21,7 @@ from ..robot import assets
 from . import provenance
 from .backends import LocalBackend, WorkerLost
 from .identity import policy_identity, policy_label
+from .integrity import verify
 from .progress import ProgressReporter
 from .result import build_result
 from .resume import resumable_run, reusable_result
@@ -79,8 +80,14 @@ def evaluate_condition(
     with lock, RunLog(run):
         log.info("condition %s, run %s", settings.condition.name, run.path)
         if not fresh:
+            if _set_aside_strays(run, settings, label, progress) and damage is not None:
+                damage = verify(run.path)
+                if not damage.problems:  # the stray file was all that was wrong: the result stands
+                    progress.message(f"{label}: reusing validated result {run.result_path}")
+                    return ConditionOutcome(run, records.read(run.result_path, BenchmarkResult), reused=True)
             if damage is None:
                 progress.message(f"{label}: continuing interrupted run {run.path}")
+            _restore_policy_info(run, policy.info, label, progress)
             _repair(run, settings, damage, label, progress)
         done = run.completed_seeds() & set(settings.seeds)
         summaries = {seed: run.read_summary(seed) for seed in done}
@@ -131,6 +138,28 @@ def _claim(run, settings, output, fingerprint, policy_info, label, progress) -> 
     run.write_json(CONFIG, config.to_json())
     run.write_json(POLICY_INFO, policy_info)
     return run, lock, True
+
+
+def _set_aside_strays(run: RunDir, settings: EvalSettings, label: str, progress: ProgressReporter) -> bool:
+    """Rename summaries of no configured seed out of the run (`RunDir.set_aside_strays`): an extra file
+    must not cost a valid result, nor fail the run's validation on every rerun."""
+    moved = run.set_aside_strays(settings.seeds)
+    for path, target in moved:
+        log.warning("stray summary %s set aside as %s", path, target.name)
+    if moved:
+        names = ", ".join(f"{p.name} -> {t.name}" for p, t in moved[:3]) + (f" and {len(moved) - 3} more" if len(moved) > 3 else "")
+        progress.message(f"{label}: set aside stray summaries in {run.path / 'summaries'} naming no configured seed: {names}")
+    return bool(moved)
+
+
+def _restore_policy_info(run: RunDir, policy_info: dict, label: str, progress: ProgressReporter) -> None:
+    """Write `policy_info.json` again where a run was killed between its configuration and it: the result
+    hashes it, so without it the run could never be finished. Its configuration holds the same info."""
+    if (run.path / POLICY_INFO).is_file():
+        return
+    config = run.read_json(CONFIG) or {}
+    run.write_json(POLICY_INFO, config.get("policy_info") or policy_info)
+    progress.message(f"{label}: {run.path / POLICY_INFO} was missing; written again from {CONFIG}")
 
 
 def _repair(run: RunDir, settings: EvalSettings, damage: RunCheck | None, label: str,

@@ -21,5 +21,6 @@ def policy_label(policy_info: dict, controller: str | None = None, protocol_cont
     label = name if checkpoint in (None, "", f"builtin:{name}") else f"{name} @ {checkpoint}"
     model = (policy_info.get("model_config") or {}).get("model")
     label = f"{label} · {model}" if model else label
-    tags = ([controller] if controller != protocol_controller else []) + ([f"{look} look"] if look != protocol_look else [])
+    tags = ([controller] if controller not in (None, protocol_controller) else []) + (
+        [f"{look} look"] if look not in (None, protocol_look) else [])  # None: a record that does not say
     return f"{label} [{', '.join(tags)}]" if tags else label

@@ -138,7 +138,23 @@ class RunDir:
         return write_json_atomic(self.path / name, obj)
 
     def completed_seeds(self) -> set[int]:
-        return {int(p.stem.split("_", 1)[1]) for p in (self.path / "summaries").glob("episode_*.json")}
+        seeds = (p.stem.split("_", 1)[1] for p in (self.path / "summaries").glob("episode_*.json"))
+        return {int(s) for s in seeds if s.isdigit()}
+
+    def set_aside_strays(self, seeds: list[int]) -> list[tuple[Path, Path]]:
+        """Rename every summary that names no configured seed to `<name>.stray[-N]`, out of the summaries'
+        glob: it is no episode of this run, but is kept for whoever put it there. (from, to) of each."""
+        wanted = {self.summary(seed).name for seed in seeds}
+        moved = []
+        for path in sorted((self.path / "summaries").glob("episode_*.json")):
+            if path.name in wanted:
+                continue
+            target, n = path.with_name(path.name + ".stray"), 1
+            while target.exists():
+                target, n = path.with_name(f"{path.name}.stray-{n}"), n + 1
+            os.replace(path, target)
+            moved.append((path, target))
+        return moved
 
     def read_summary(self, seed: int) -> EpisodeSummary:
         return records.read(self.summary(seed), EpisodeSummary)

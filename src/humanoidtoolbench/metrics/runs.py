@@ -23,6 +23,7 @@ from ..eval.rundir import CONFIG, RESULT
 from ..suites.base import Condition
 
 VALIDATED, UNFINISHED, NOT_VALIDATED, UNREADABLE = "validated", "unfinished", "not validated", "result unreadable"
+NO_CONFIG = "no configuration"  # an evaluation killed (or out of disk) before its configuration: skipped, named
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,18 @@ class OtherRun:
     path: Path
     state: str
     detail: str = ""  # what makes it unreadable
+
+    @property
+    def warning(self) -> str:
+        """The one line a report prints of it."""
+        if self.state == NO_CONFIG:
+            return f"skipping {self.path}: no readable {CONFIG} ({self.detail}), so nothing to score"
+        return f"{self.path / RESULT} cannot be read: {self.detail}"
+
+    @property
+    def damaged(self) -> bool:
+        """Whether it makes a report's exit status 1: a result lost, not a run that never began."""
+        return self.state != NO_CONFIG
 
 
 @dataclass(frozen=True)
@@ -78,8 +91,10 @@ def _finished(result: dict) -> _dt.datetime | None:
 
 
 def _run(path: Path, results_dir: Path, protocol) -> _Run:
-    config, _ = _read(path / CONFIG)
+    config, no_config = _read(path / CONFIG)
     result, why = _read(path / RESULT)
+    if config is None and result is None:  # nothing says whose run it is: no policy to file it under
+        return _Run(path, results_dir, "", NO_CONFIG, None, no_config)
     source = config if config and "policy_info" in config else (result or {})
     label = policy_label(source.get("policy_info") or {}, source.get("controller"), protocol.controller,
                          source.get("look", "fast"), protocol.look)  # a run from before looks drew the fast one
@@ -99,7 +114,7 @@ def _order(run: _Run) -> tuple:
 def select(dirs: list[Path]) -> tuple[list[Selection], list[OtherRun]]:
     """The scored run of every condition and policy under `dirs` (htb-eval output directories), in suite and
     condition order, then policy (a condition and policy without a validated run has none), and every run
-    whose result cannot be read: damage a report warns of, wherever it lies."""
+    whose result cannot be read or that has no configuration: what a report warns of, wherever it lies."""
     chosen, unreadable = [], []
     for suite in suites.suites():
         for cond in suite.listed:
@@ -108,6 +123,9 @@ def select(dirs: list[Path]) -> tuple[list[Selection], list[OtherRun]]:
                 for path in sorted((Path(results_dir) / cond.name).glob("run-*")):
                     if path.is_dir():
                         run = _run(path, Path(results_dir), suite.protocol)
+                        if run.state == NO_CONFIG:
+                            unreadable.append(OtherRun(run.path, run.state, run.detail))
+                            continue
                         groups.setdefault(run.policy, []).append(run)
                         if run.state == UNREADABLE:
                             unreadable.append(OtherRun(run.path, run.state, run.detail))

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
+import time
 import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -65,6 +67,7 @@ class InProcessPolicy:
     """Calls `predict` directly, always on the thread that loaded it (the evaluator's)."""
 
     transport = "in-process"
+    wait_interval = 10.0  # seconds between waiting lines, as for a policy server
 
     def __init__(self, policy: LoadedPolicy, checkpoint: str | None, extra: dict | None = None) -> None:
         self.policy = policy
@@ -87,6 +90,14 @@ class InProcessPolicy:
         CancelledError): a policy calling `sys.exit` must fail its condition, not end
         the evaluator silently with the policy's exit status.
         """
+        done, started = threading.Event(), time.monotonic()
+
+        def report() -> None:  # a `predict` that never returns is never a silent hang
+            while not done.wait(self.wait_interval):
+                report_wait(f"waiting for the policy {self.policy.name} to return ({time.monotonic() - started:.0f} s)")
+
+        waiter = threading.Thread(target=report, name="htb-policy-wait", daemon=True)
+        waiter.start()
         try:
             value = self.policy.predict(request)
         except KeyboardInterrupt:
@@ -94,6 +105,9 @@ class InProcessPolicy:
         except BaseException as exc:
             log.error("policy predict failed:\n%s", "".join(traceback.format_exception(exc)))
             raise PolicyError(describe_exception(exc)) from None
+        finally:
+            done.set()
+            waiter.join()
         return split_reply(value)
 
     def close(self) -> None:

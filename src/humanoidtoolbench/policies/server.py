@@ -18,7 +18,8 @@ Whatever a client sends, it gets a JSON answer or a closed connection, and
 no client can hold more than its share: a body is bounded (`max_body_bytes`),
 every wait on the socket (`read_timeout_s`) and the whole request, headers and
 body (`request_timeout_s`); at most `max_connections` connections are served
-at once (more are answered 503 at once) and at most `max_buffer_bytes` of
+at once (more are answered 503 at once, a burst of them included: the listen
+backlog holds 1024) and at most `max_buffer_bytes` of
 request bodies are held at once (a body that does not fit waits, until its
 request's deadline, then 503).
 
@@ -165,6 +166,10 @@ class _HTTPServer(ThreadingHTTPServer):
     from the accepting thread and closed, so no number of clients can make the server start more threads."""
 
     daemon_threads = True
+    # The listen backlog holds a burst until the accepting thread answers it (a 503 beyond the cap takes no
+    # thread). The standard library's 5 is overflowed by a few dozen clients at once, and an overflowing
+    # backlog drops or resets connections instead of refusing them; the kernel caps it at net.core.somaxconn.
+    request_queue_size = 1024
 
     def __init__(self, address, handler, log: Callable[[str], None], max_connections: int):
         self._log = log

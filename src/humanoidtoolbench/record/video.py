@@ -22,9 +22,10 @@ import numpy as np
 FPS = 50
 CODEC = "libx264"
 PIX_FMT = "yuv420p"
-# x264's fastest preset, at crf 27 no worse than `veryfast` at crf 23 (PSNR 37.6 against 36.8 dB on the
-# tool-use cameras) for under half the encoding time and 2.5 times the bytes (benchmarks/video_cost.py).
-X264_OPTIONS = {"crf": "27", "preset": "ultrafast"}
+# x264's fastest preset, with CABAC, three B-frames and a five-frame macroblock tree back on: on the tool-use
+# cameras 2.6 KiB per recorded step against 7.5 for plain ultrafast crf 27 and 2.3 for veryfast crf 23, for
+# the encoder CPU of plain ultrafast (4.9 ms; veryfast 9.2) at PSNR 36.5 dB (veryfast 37.2) (benchmarks/video_cost.py).
+X264_OPTIONS = {"crf": "24", "preset": "ultrafast", "x264-params": "cabac=1:bframes=3:rc-lookahead=5:mbtree=1"}
 
 
 class VideoWriter:

@@ -309,6 +309,9 @@ class Suite(ABC):
         runs of this suite, one per condition), as Markdown and a JSON object; None where it has none."""
         return None
 
+    # Built-in policies that cannot run without a model configuration: htb-eval refuses them without one.
+    needs_model_config: tuple[str, ...] = ()
+
     def check_model_config(self, path: Path) -> dict | None:
         """What a model configuration (`htb-eval --model-config`) adds to the policy's identity, after
         checking it before any simulation; ValueError with one line where it cannot be used. None: the

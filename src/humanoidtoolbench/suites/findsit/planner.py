@@ -304,18 +304,9 @@ class ChatClient:
         if self.config.extra_body is not None:
             options["extra_body"] = self.config.extra_body
         limit = self.config.timeout_s if timeout is None else min(self.config.timeout_s, timeout)
-        try:
-            raw = self._client.chat.completions.with_raw_response.create(
-                model=self.config.model,
-                messages=[{"role": "user", "content": content}],
-                max_tokens=self.config.max_tokens,
-                temperature=self.config.temperature,
-                timeout=limit,
-                **options,
-            )
-            body = raw.content
-        except self._openai.OpenAIError as exc:
-            raise TransportError(f"{type(exc).__name__}: {exc}".splitlines()[0]) from None
+        request = dict(model=self.config.model, messages=[{"role": "user", "content": content}],
+                       max_tokens=self.config.max_tokens, temperature=self.config.temperature, timeout=limit, **options)
+        body = self._within(limit, request)
         try:
             response = msgspec.json.decode(body, type=_Completion)
         except msgspec.DecodeError as exc:
@@ -323,6 +314,50 @@ class ChatClient:
         if not response.choices:
             raise TransportError("the reply has no choices")
         return Reply(response.choices[0].message.content or "", response.usage)
+
+
+    def _within(self, limit: float, request: dict) -> bytes:
+        """The reply's body, complete within `limit` seconds in all, else a `TransportError`.
+
+        The SDK's timeout bounds each read, so a reply that trickles in (a byte a
+        second, chunked or not) would never time out. The call runs in a thread
+        the caller waits on for `limit` seconds at most; the thread reads the body
+        in pieces and gives up at the first piece after the deadline, so it ends
+        too rather than reading a reply that never ends.
+        """
+        import httpx  # the SDK's own HTTP client
+
+        deadline = time.monotonic() + limit
+        outcome: dict[str, Any] = {}
+
+        def call() -> None:
+            try:
+                with self._client.chat.completions.with_streaming_response.create(**request) as raw:
+                    pieces = []
+                    for piece in raw.iter_bytes():
+                        pieces.append(piece)
+                        if time.monotonic() > deadline:
+                            outcome["late"] = True
+                            return
+                    outcome["body"] = b"".join(pieces)
+            except self._openai.APITimeoutError:
+                outcome["late"] = True
+            except (self._openai.OpenAIError, httpx.HTTPError, OSError) as exc:  # reported by the caller, one line
+                outcome["error"] = exc
+            except Exception as exc:  # a bug: raised in the caller's thread as it is
+                outcome["bug"] = exc
+
+        thread = threading.Thread(target=call, name="htb-planner-call", daemon=True)
+        thread.start()
+        thread.join(max(0.0, deadline - time.monotonic()))
+        if thread.is_alive() or outcome.get("late"):
+            raise TransportError(f"timed out: no complete reply within {round(limit, 1):g} s")
+        if "bug" in outcome:
+            raise outcome["bug"]
+        exc = outcome.get("error")
+        if exc is not None:  # an SDK error (connection, status), or the connection dropped mid-body
+            raise TransportError(f"{type(exc).__name__}: {exc}".splitlines()[0])
+        return outcome["body"]
 
 
 class Transport(Protocol):
@@ -617,6 +652,10 @@ class LanguageModelPlanner:
             self._remember(step, decision, {}, None)
             return decision
         proposed = parse_action(plan.get("action_id"), plan.get("action_name"), plan.get("additional_info"))
+        if proposed.invalid_action:  # executed as Stop, which ends the episode: say why on the terminal
+            self.notify(f"llm planner, step {step}: the planner named no action of the vocabulary "
+                        f"(action_id {clip(plan.get('action_id'), 40)}, action_name {clip(plan.get('action_name'), 80)}); "
+                        "executing Stop/Stand as an invalid active stop")
         route = verifier_route(proposed, self._sit_turn_verified)
         verifier_calls: list[CallRecord] = []
         verdict = None

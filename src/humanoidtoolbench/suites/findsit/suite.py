@@ -153,6 +153,8 @@ class FindSit(Suite):
 
         return [PaperMetricsSink(episode, Path(run_dir), seed)]
 
+    needs_model_config = ("llm",)
+
     def check_model_config(self, path: Path) -> dict:
         """The `llm` planner's configuration, parsed and its key found, before any simulation."""
         from .planner import api_key, model_identity, parse_model_config
