@@ -14,6 +14,7 @@ runner adds where the call failed (condition, seed, step, request).
 
 from __future__ import annotations
 
+import inspect
 import logging
 import time
 from typing import Callable
@@ -78,9 +79,11 @@ class OpenpiClient:
         from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
         from websockets.sync.client import connect
 
+        # A connection kept open across calls: the historical direct return (websockets 17 asks for it by name).
+        direct = {"legacy": True} if "legacy" in inspect.signature(connect).parameters else {}
         try:
             ws = connect(self.url, compression=None, max_size=self.max_reply_bytes, open_timeout=timeout,
-                         close_timeout=1, proxy=None)
+                         close_timeout=1, proxy=None, **direct)
         except InvalidStatus as exc:
             body = one_line(exc.response.body.decode("utf-8", "replace")) if exc.response.body else ""
             raise PolicyConnectionError(
