@@ -140,7 +140,7 @@ def hold(obs: dict, rows: int = 5) -> np.ndarray:
 
 class OpenpiStyleServer:
     """An openpi-style server in a few lines: metadata on connect, one reply per observation. `fail` picks a
-    way to go wrong at request `at` (counted over the server's life): traceback, drop, shape, nan, silent."""
+    way to go wrong at request `at` (counted over the server's life): traceback, drop, key, shape, nan, silent."""
 
     def __init__(self, fail: str | None = None, at: int = 0, metadata: object = None) -> None:
         self.fail, self.at, self.requests, self.resets = fail, at, 0, 0
@@ -170,7 +170,8 @@ class OpenpiStyleServer:
                     actions = actions[:, :7]
                 if fail == "nan":
                     actions[2, 3] = np.nan
-                ws.send(msgpack_numpy.packb({"actions": actions, "server_timing": {"infer_ms": 1.0}}))
+                key = "action" if fail == "key" else "actions"
+                ws.send(msgpack_numpy.packb({key: actions, "server_timing": {"infer_ms": 1.0}}))
         except ConnectionClosed:
             pass
 
@@ -211,6 +212,7 @@ def run_log(out: Path) -> Path:
     [
         ("traceback", "the server sent an error: ValueError: bad prompt"),
         ("drop", "the connection dropped without a close frame"),
+        ("key", "the reply has no 'actions' (keys ['action', 'server_timing'])"),
         ("shape", "Policy must return an array of shape (T, 36) with T >= 1; got shape (5, 7)"),
         ("nan", "Policy returned NaN or infinite values in 1 of 5 rows (first row 2)"),
         ("silent", "no answer within 0.5 s (raise --policy-timeout if the model is this slow)"),

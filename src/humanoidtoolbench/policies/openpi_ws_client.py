@@ -149,7 +149,7 @@ class OpenpiClient:
         failed = f"openpi server request failed at {self.url}"
         if self._ws is None:
             try:
-                metadata = self._open(self.preflight_timeout)
+                metadata = self._open(min(self.preflight_timeout, self.timeout))
             except PolicyConnectionError as exc:
                 raise PolicyError(f"{failed}: cannot reconnect: {exc}"[:_MAX_MESSAGE]) from None
             if self.metadata is not None and metadata != self.metadata:
