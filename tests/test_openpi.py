@@ -11,13 +11,14 @@ import time
 import urllib.request
 from pathlib import Path
 
+import msgpack
 import numpy as np
 import pytest
 
-pytest.importorskip("openpi_client")
 from openpi_client import msgpack_numpy  # noqa: E402
 from openpi_client.websocket_client_policy import WebsocketClientPolicy  # noqa: E402
 from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
+from websockets.sync.client import connect  # noqa: E402
 from websockets.sync.server import serve  # noqa: E402
 
 from humanoidtoolbench.cli import eval as eval_cli  # noqa: E402
@@ -81,6 +82,28 @@ def test_an_observation_that_breaks_the_request_schema_is_refused_in_one_line_be
     assert "Invalid request: field 'state.states' must be a finite float array of shape (1, 32); got shape (1, 5)" in str(info.value)
 
 
+@pytest.mark.parametrize(
+    "frame, message",
+    [
+        (b"\xc1", "Malformed request: not msgpack-numpy"),
+        (msgpack_numpy.packb([1, 2]), "Malformed request: the observation must be a dict, not list"),
+        # An object array would unpickle; NumPy refuses to build one from a buffer.
+        (msgpack.packb({b"__ndarray__": True, b"data": b"\0" * 8, b"dtype": "|O", b"shape": (1,)}),
+         "Malformed request: not msgpack-numpy: arrays of dtype object are not accepted"),
+        ("text", "Malformed request: send each observation as a binary msgpack frame, not text"),
+    ],
+    ids=["not-msgpack", "not-a-dict", "object-array", "text"],
+)
+def test_hostile_frames_are_refused_in_one_line_and_the_connection_closed(frame, message):
+    with openpi_server() as port, connect(f"ws://127.0.0.1:{port}", proxy=None) as ws:
+        ws.recv(timeout=5)  # the metadata
+        ws.send(frame)
+        reply = ws.recv(timeout=5)
+        with pytest.raises(ConnectionClosed) as info:
+            ws.recv(timeout=5)
+    assert isinstance(reply, str) and reply.startswith(message) and "\n" not in reply and info.value.rcvd.code == 1008
+
+
 def test_a_policy_that_raises_sends_its_traceback_ending_in_the_one_line_description(tmp_path):
     (tmp_path / "bad.py").write_text("def predict(request):\n    raise RuntimeError('out of GPU memory')\n")
     with openpi_server(f"{tmp_path / 'bad.py'}:predict") as port:
@@ -140,7 +163,8 @@ def hold(obs: dict, rows: int = 5) -> np.ndarray:
 
 class OpenpiStyleServer:
     """An openpi-style server in a few lines: metadata on connect, one reply per observation. `fail` picks a
-    way to go wrong at request `at` (counted over the server's life): traceback, drop, key, shape, nan, silent."""
+    way to go wrong at request `at` (counted over the server's life): traceback, drop, object, key, shape, nan,
+    silent."""
 
     def __init__(self, fail: str | None = None, at: int = 0, metadata: object = None) -> None:
         self.fail, self.at, self.requests, self.resets = fail, at, 0, 0
@@ -162,6 +186,10 @@ class OpenpiStyleServer:
                 if fail == "drop":
                     ws.socket.close()  # no close frame
                     return
+                if fail == "object":  # an object array, which would be built from raw pointers
+                    forged = {b"__ndarray__": True, b"data": b"\1" * 8, b"dtype": "|O", b"shape": (1,)}
+                    ws.send(msgpack.packb({"actions": forged}))
+                    continue
                 if fail == "silent":
                     self.release.wait(10)
                     return
@@ -212,6 +240,7 @@ def run_log(out: Path) -> Path:
     [
         ("traceback", "the server sent an error: ValueError: bad prompt"),
         ("drop", "the connection dropped without a close frame"),
+        ("object", "the reply is not msgpack-numpy: arrays of dtype object are not accepted (numbers, booleans and strings only)"),
         ("key", "the reply has no 'actions' (keys ['action', 'server_timing'])"),
         ("shape", "Policy must return an array of shape (T, 36) with T >= 1; got shape (5, 7)"),
         ("nan", "Policy returned NaN or infinite values in 1 of 5 rows (first row 2)"),
@@ -318,6 +347,11 @@ def test_a_bad_protocol_map_is_one_line(text, message):
 def test_protocol_flags_are_checked_before_anything_runs(argv, message, capsys):
     assert eval_cli.main([*argv, "--dry-run"]) == 2
     assert capsys.readouterr().err.strip() == message
+
+
+def test_a_dry_run_names_the_websocket_server(capsys):
+    assert eval_cli.main(["--host", "10.0.0.1", "--port", "8000", "--protocol", "openpi", "--dry-run"]) == 0
+    assert "policy source: server ws://10.0.0.1:8000 (not loaded or contacted in a dry run)" in capsys.readouterr().out.splitlines()
 
 
 def test_htb_serve_protocol_openpi_serves_a_built_in_for_openpis_client(monkeypatch):

@@ -75,8 +75,9 @@ class OpenpiClient:
 
     def _open(self, timeout: float) -> dict:
         """Connect and read the metadata; `PolicyConnectionError` in one line."""
-        from openpi_client import msgpack_numpy
         from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
+
+        from .openpi_frames import FrameError, unpack
         from websockets.sync.client import connect
 
         # A connection kept open across calls: the historical direct return (websockets 17 asks for it by name).
@@ -108,8 +109,8 @@ class OpenpiClient:
             ws.close()
             raise PolicyConnectionError(f"policy server at {self.url} sent an error instead of its metadata: {error_line(first)}"[:_MAX_MESSAGE])
         try:
-            metadata = msgpack_numpy.unpackb(first)
-        except Exception as exc:  # msgpack's and NumPy's own errors, whatever the bytes
+            metadata = unpack(first)
+        except FrameError as exc:
             ws.close()
             raise PolicyConnectionError(f"policy server at {self.url} sent metadata that is not msgpack-numpy: {one_line(exc)}"[:_MAX_MESSAGE]) from None
         if not isinstance(metadata, dict):
@@ -143,8 +144,9 @@ class OpenpiClient:
 
     def act(self, request: dict) -> Reply:
         """Send the request as an observation (never its `privileged` entry); the reply's actions and metadata."""
-        from openpi_client import msgpack_numpy
         from websockets.exceptions import ConnectionClosed
+
+        from .openpi_frames import FrameError, pack, unpack
 
         failed = f"openpi server request failed at {self.url}"
         if self._ws is None:
@@ -156,7 +158,7 @@ class OpenpiClient:
                 self._drop()
                 raise PolicyError(f"{failed}: the server reconnected with other metadata (another policy?)")
         try:
-            data = msgpack_numpy.packb(self.keys.observation({k: v for k, v in request.items() if k != "privileged"}))
+            data = pack(self.keys.observation({k: v for k, v in request.items() if k != "privileged"}))
         except (TypeError, ValueError) as exc:
             raise PolicyError(f"{failed}: cannot encode the request: {one_line(exc)}") from None
         try:
@@ -173,8 +175,8 @@ class OpenpiClient:
             self._drop()
             raise PolicyError(f"{failed}: the server sent an error: {error_line(reply)}"[:_MAX_MESSAGE])
         try:
-            answer = msgpack_numpy.unpackb(reply)
-        except Exception as exc:
+            answer = unpack(reply)
+        except FrameError as exc:
             self._drop()
             raise PolicyError(f"{failed}: the reply is not msgpack-numpy: {one_line(exc)}"[:_MAX_MESSAGE]) from None
         key = self.keys.actions

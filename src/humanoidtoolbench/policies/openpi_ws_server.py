@@ -97,14 +97,14 @@ class OpenpiServer:
 
     def answer(self, data) -> tuple[bytes | str, int | None]:
         """(frame, close code): the packed reply to one frame, or the error text to send and the code to close with."""
-        from openpi_client import msgpack_numpy
+        from .openpi_frames import FrameError, pack, unpack
 
         if isinstance(data, str):
             return "Malformed request: send each observation as a binary msgpack frame, not text", POLICY_VIOLATION
         try:
-            obs = msgpack_numpy.unpackb(data)
-        except Exception as exc:  # whatever msgpack or NumPy make of hostile bytes
-            return f"Malformed request: not msgpack-numpy: {one_line(exc)}", POLICY_VIOLATION
+            obs = unpack(data)
+        except FrameError as exc:
+            return f"Malformed request: not msgpack-numpy: {exc}", POLICY_VIOLATION
         if not isinstance(obs, dict):
             return f"Malformed request: the observation must be a dict, not {type(obs).__name__}", POLICY_VIOLATION
         request = self.keys.request(obs)
@@ -128,7 +128,7 @@ class OpenpiServer:
         answer = {self.keys.actions: chunk, "server_timing": {"infer_ms": (time.perf_counter() - started) * 1000}}
         if reply.metadata:
             answer["metadata"] = reply.metadata
-        return msgpack_numpy.packb(answer), None
+        return pack(answer), None
 
     # --- websocket ------------------------------------------------------------------
 
@@ -148,8 +148,9 @@ class OpenpiServer:
         return f"Server busy: all {self.max_connections} connections are taken (htb-serve --max-connections)\n"
 
     def _handle(self, ws) -> None:
-        from openpi_client import msgpack_numpy
         from websockets.exceptions import ConnectionClosed
+
+        from .openpi_frames import pack
 
         with self._lock:
             admitted = self._open < self.max_connections
@@ -159,7 +160,7 @@ class OpenpiServer:
             return
         peer = "%s:%s" % ws.remote_address[:2]
         try:
-            ws.send(msgpack_numpy.packb(self.metadata()))
+            ws.send(pack(self.metadata()))
             while True:
                 try:
                     data = ws.recv(timeout=self.read_timeout_s)
