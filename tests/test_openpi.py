@@ -300,6 +300,14 @@ def test_the_preflight_refuses_metadata_that_does_not_fit_the_suite_in_one_line(
     assert line.startswith("htb-eval: ") and message in line and server.requests == 0
 
 
+def test_metadata_holding_arrays_is_recorded_as_json():
+    server = OpenpiStyleServer(metadata={"policy": "hold", "norm_stats": {"mean": np.arange(3.0)}, "blob": b"\x01"})
+    with server.running() as port:
+        client = OpenpiClient("127.0.0.1", port, KEYS)
+        assert client.preflight() == {"policy": "hold", "norm_stats": {"mean": [0.0, 1.0, 2.0]}, "blob": "01"}
+        client.close()
+
+
 def test_nothing_listening_is_one_line(tmp_path, capsys):
     with OpenpiStyleServer().running() as port:
         pass

@@ -15,9 +15,12 @@ runner adds where the call failed (condition, seed, step, request).
 from __future__ import annotations
 
 import inspect
+import json
 import logging
 import time
 from typing import Callable
+
+import numpy as np
 
 from .errors import PolicyConnectionError, PolicyError, one_line
 from .http_client import DEFAULT_TIMEOUT_S, PREFLIGHT_TIMEOUT_S, WAIT_REPORT_S
@@ -36,6 +39,17 @@ def _closed(exc) -> str:
     if frame is None:
         return "the connection dropped without a close frame"
     return f"the server closed the connection (code {frame.code}{': ' + one_line(frame.reason) if frame.reason else ''})"
+
+
+def _plain(value):
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.tolist()
+    return value.hex() if isinstance(value, bytes) else str(value)
+
+
+def jsonable(metadata: dict) -> dict:
+    """Metadata as JSON, the way results record it: an openpi server may send arrays or bytes in it."""
+    return json.loads(json.dumps(metadata, default=_plain, allow_nan=False, sort_keys=True))
 
 
 def error_line(text: str) -> str:
@@ -116,6 +130,11 @@ class OpenpiClient:
         if not isinstance(metadata, dict):
             ws.close()
             raise PolicyConnectionError(f"policy server at {self.url} sent metadata that is not a dict but {type(metadata).__name__}")
+        try:
+            metadata = jsonable(metadata)
+        except (TypeError, ValueError) as exc:
+            ws.close()
+            raise PolicyConnectionError(f"policy server at {self.url} sent metadata that cannot be recorded: {one_line(exc)}"[:_MAX_MESSAGE]) from None
         self._ws = ws
         return metadata
 
