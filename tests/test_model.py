@@ -428,3 +428,22 @@ def test_model_libraries_load_after_the_renderer_has_drawn():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-500:]
     assert "torch.Size([1, 1000])" in done.stdout
+
+
+def test_a_tiny_model_served_over_openpi_is_scored_over_openpi(repos, offline, tmp_path):
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(eval_cli.__file__).parents[2]), os.environ.get("PYTHONPATH", "")])}
+    cmd = [sys.executable, "-m", "humanoidtoolbench.cli.serve", "--protocol", "openpi", "--model", str(repos["act"]),
+           "--device", "cpu", "--port", str(port)]
+    server = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        line = server.stdout.readline()
+        assert line.startswith("serving policy 'model:act'") and f"ws://127.0.0.1:{port}" in line, line
+        out = tmp_path / "out"
+        assert eval_cli.main(["--host", "127.0.0.1", "--port", str(port), "--protocol", "openpi", *FAST, "--output", str(out)]) == 0
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    info = result_of(out)["policy_info"]
+    assert info["transport"] == "openpi" and info["policy"] == "model:act"
+    assert info["weights_sha256"] == info["model"]["weights_sha256"] and info["checkpoint"].startswith("sha256:")

@@ -87,7 +87,8 @@ def speaks(suite: Suite, controller: str | None) -> Speaks:
     """The action and request schemas of `suite`'s policies under `controller` (None: the protocol's)."""
     controller = controller or suite.protocol.controller
     schema = suite.request_schema
-    return Speaks(suite.name, controller, suite.contract_for(controller), schema.name if schema else None)
+    return Speaks(suite.name, controller, suite.contract_for(controller), schema.name if schema else None,
+                  suite.action_contract(controller).action_dim)
 
 
 def check_model_fits(suite: Suite, controller: str | None) -> None:

@@ -24,7 +24,7 @@ from .common import (
 DEFAULT_OUTPUT = "htb-results"
 DEFAULT_PORT = 21000
 MAX_POLICY_TIMEOUT_S = 86_400.0
-STRING_FLAGS = ("output", "policy", "checkpoint", "host", "port", "workers", "ray_address", "model_config", "model", "revision", "device")
+STRING_FLAGS = ("output", "policy", "checkpoint", "host", "port", "workers", "ray_address", "model_config", "model", "revision", "device", "protocol_map")
 MODEL_CONFIG_ENV = "HTB_MODEL_CONFIG"  # read by the language-model planner in this process and in workers
 
 
@@ -92,6 +92,18 @@ def build_parser() -> argparse.ArgumentParser:
         default=str(DEFAULT_PORT),
         help=f"policy server port (default {DEFAULT_PORT}); with --workers, one port per worker (P1,P2,...) "
         "or one server started with --allow-shared",
+    )
+    src.add_argument(
+        "--protocol",
+        choices=("http", "openpi"),
+        default="http",
+        help="with --host: what the server speaks, http (POST /act, JSON; default) or openpi (websocket, msgpack-numpy)",
+    )
+    src.add_argument(
+        "--protocol-map",
+        metavar="FILE",
+        help='with --protocol openpi: JSON {"keys": {REQUEST_PATH: OBSERVATION_KEY}, "actions": KEY} replacing the '
+        "suite's default observation keys entry by entry",
     )
     src.add_argument(
         "--policy-timeout",
@@ -229,6 +241,27 @@ def _check_source(args) -> None:
         raise UsageError("--policy-timeout goes with --host; an in-process policy is called directly")
     if args.policy and len(args.ports) > 1:
         raise UsageError("--port goes with --host")
+    _check_protocol(args)
+
+
+def _check_protocol(args) -> None:
+    """--protocol and --protocol-map: the openpi keys the run sends (`args.openpi_keys`), checked before anything runs."""
+    from ..policies.openpi_keys import KeysError, missing_packages
+
+    args.openpi_keys = None
+    if args.protocol != "openpi":
+        if args.protocol_map:
+            raise UsageError("--protocol-map goes with --protocol openpi")
+        return
+    if not args.host:
+        raise UsageError("--protocol openpi goes with --host: it names what a policy server speaks")
+    if missing_packages():
+        raise UsageError(missing_packages())
+    keys = suites.get(args.suite).openpi_keys()
+    try:
+        args.openpi_keys = keys.from_file(args.protocol_map) if args.protocol_map else keys
+    except KeysError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _check_model(args) -> None:
@@ -322,7 +355,8 @@ def _policy_spec(args):
 
     suite = suites.get(args.suite)
     if args.host:
-        return PolicySpec(host=args.host, ports=args.ports, timeout=_policy_timeout(args), speaks=speaks(suite, args.controller))
+        return PolicySpec(host=args.host, ports=args.ports, timeout=_policy_timeout(args), speaks=speaks(suite, args.controller),
+                          protocol=args.protocol, keys=args.openpi_keys)
     if args.model:
         return PolicySpec(model=_resolved_model(args), device=args.device_spec.name)
     builtin = tuple(suite.builtin_policies_for(args.controller).items())
@@ -399,7 +433,8 @@ def _dry_run(args, conditions, settings_of) -> None:
     if args.model:
         print(f"policy source: {_model_line(args)}")
     else:
-        source = f"--policy {args.policy}" if args.policy else f"server http://{args.host}:{args.port}"
+        scheme = "ws" if args.protocol == "openpi" else "http"
+        source = f"--policy {args.policy}" if args.policy else f"server {scheme}://{args.host}:{args.port}"
         print(f"policy source: {source} (not loaded or contacted in a dry run)")
     workers = args.worker_count or "auto"
     if args.host:

@@ -1,4 +1,5 @@
-"""`htb-metrics`: a results report (Markdown or JSON) from an htb-eval output directory."""
+"""`htb-metrics`: a results report (Markdown or JSON) from an htb-eval output directory, or two policies'
+paired comparison on their shared seeds (`--compare`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import sys
 from pathlib import Path
 
 from ..eval.validation import summarize_problems
-from ..metrics.report import ReportError, key, load, markdown, offline_sections, policies
+from ..eval.rundir import CONFIG
+from ..metrics import paired
+from ..metrics.report import ReportError, json_object, key, load, markdown, offline_sections, policies
 
 RULES = (
     "Runs are kept apart by policy (its name, checkpoint, a planner's model, and a controller other than the "
@@ -34,14 +37,69 @@ def build_parser() -> argparse.ArgumentParser:
         "suite's own scores, from recorded runs.",
         epilog=RULES,
     )
-    parser.add_argument("output", help="an htb-eval --output directory")
+    parser.add_argument("output", nargs="+", help="an htb-eval --output directory; with --compare, two (A and B)")
     parser.add_argument("--title", default="Results")
     parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="compare the policy of the first directory (A) with that of the second (B) on the seeds both ran: "
+        "per condition the exact McNemar test on the discordant seeds (Holm-adjusted over conditions) and A's "
+        "success rate minus B's with Newcombe's 95 %% interval; then the mean difference over conditions",
+    )
     return parser
+
+
+def _one_policy(output: str):
+    """The verified reports of the one policy in `output`, or ValueError in one line; warns of NOT VERIFIED runs."""
+    if not Path(output).is_dir():
+        raise ValueError(f"no such directory: {output}")
+    reports, _ = load(output)
+    names = policies(reports)
+    if len(names) != 1:
+        found = f"policies {', '.join(names)}" if names else "no validated results"
+        raise ValueError(f"{output} holds {found}; --compare takes two directories of one policy each")
+    for r in reports:
+        if not r.verified:
+            print(f"htb-metrics: warning: {r.path} is NOT VERIFIED and left out: {summarize_problems(r.problems)}", file=sys.stderr)
+    return names[0], {r.name: r for r in reports if r.verified}, all(r.verified for r in reports)
+
+
+def _compare(args) -> int:
+    if len(args.output) != 2:
+        print(f"htb-metrics: --compare takes two output directories (A and B), got {len(args.output)}", file=sys.stderr)
+        return 2
+    try:
+        (name_a, a, clean_a), (name_b, b, clean_b) = (_one_policy(out) for out in args.output)
+        tables = {}
+        for cond in (c for c in a if c in b):
+            problem = paired.settings_problem(cond, json_object(a[cond].path.parent / CONFIG), json_object(b[cond].path.parent / CONFIG))
+            if problem:
+                raise ValueError(problem)
+            tables[cond] = paired.Pairs.of(a[cond].outcomes, b[cond].outcomes)
+    except (ReportError, ValueError) as exc:
+        print(f"htb-metrics: {exc}", file=sys.stderr)
+        return 2
+    comparisons = paired.compare(tables)
+    if not comparisons:
+        print("htb-metrics: the two directories share no condition with seeds both ran", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({"a": name_a, "b": name_b, "conditions": [c.to_json() for c in comparisons],
+                          "mean_difference": paired.mean_difference(comparisons)}, indent=2))
+    else:
+        print(paired.markdown(comparisons, name_a, name_b), end="")
+    return 0 if clean_a and clean_b else 1
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.compare:
+        return _compare(args)
+    if len(args.output) > 1:
+        print("htb-metrics: several output directories go with --compare (two); report one at a time", file=sys.stderr)
+        return 2
+    args.output = args.output[0]
     if not Path(args.output).is_dir():
         print(f"htb-metrics: no such directory: {args.output}", file=sys.stderr)
         return 2

@@ -1,9 +1,12 @@
-"""`htb-serve`: serve a policy over the public HTTP protocol, one evaluator per server, in one suite's language.
+"""`htb-serve`: serve a policy over the public HTTP protocol or openpi's websocket protocol, one evaluator per
+server, in one suite's language.
 
 `--suite` (and `--controller`, for a suite whose policies speak otherwise on
 another controller) picks the action contract each chunk is validated with
 and the request schema each request is checked against; `/info` declares
-both, and `htb-eval` refuses a server that speaks other than its suite.
+both, and `htb-eval` refuses a server that speaks other than its suite. With
+`--protocol openpi` the metadata sent on connect declares them, and the
+suite's openpi keys (or `--protocol-map`) say where each request field travels.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from .. import suites
 from ..control import CONTROLLERS
 from ..policies.errors import PolicyLoadError
 from ..policies.loader import load_policy
+from ..policies.openpi_keys import KeysError, missing_packages
 from ..policies.server import (
     DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_BUFFER_BYTES, DEFAULT_MAX_CONNECTIONS, DEFAULT_READ_TIMEOUT_S,
     DEFAULT_REQUEST_TIMEOUT_S, PolicyServer,
@@ -113,6 +117,19 @@ def build_parser() -> OneLineParser:
         choices=sorted(CONTROLLERS),
         help="the controller the evaluator runs, where the suite's contract depends on it (default: the suite's protocol)",
     )
+    parser.add_argument(
+        "--protocol",
+        choices=("http", "openpi"),
+        default="http",
+        help="http: POST /act with JSON (default); openpi: openpi's websocket protocol, msgpack-numpy frames, "
+        "metadata on connect, GET /healthz",
+    )
+    parser.add_argument(
+        "--protocol-map",
+        metavar="FILE",
+        help='with --protocol openpi: JSON {"keys": {REQUEST_PATH: OBSERVATION_KEY}, "actions": KEY} replacing the '
+        "suite's default keys entry by entry",
+    )
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=21000, help="port to listen on (default: 21000)")
     parser.add_argument(
@@ -145,7 +162,18 @@ def _settings(args):
     limits = {b.server_arg: b.value(getattr(args, b.flag[2:].replace("-", "_"))) for b in BOUNDS}
     if limits["max_buffer_bytes"] < limits["max_body_bytes"]:
         raise UsageError(f"--max-buffer-mb ({args.max_buffer_mb:g}) must be at least --max-body-mb ({args.max_body_mb:g})")
-    return suite, {"contract": suite.action_contract(args.controller), "schema": suite.request_schema, **limits}
+    settings = {"contract": suite.action_contract(args.controller), "schema": suite.request_schema, **limits}
+    if args.protocol_map and args.protocol != "openpi":
+        raise UsageError("--protocol-map goes with --protocol openpi")
+    if args.protocol == "openpi":
+        if missing_packages():
+            raise UsageError(missing_packages())
+        try:
+            keys = suite.openpi_keys()
+            settings["keys"] = keys.from_file(args.protocol_map) if args.protocol_map else keys
+        except KeysError as exc:
+            raise UsageError(str(exc)) from None
+    return suite, settings
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,8 +196,14 @@ def main(argv: list[str] | None = None) -> int:
         identity = f"weights_sha256: {extra['weights_sha256']}" if extra else f"adapter_sha256: {policy.adapter_sha256}"
         print(f"  checkpoint: {args.checkpoint}  {identity}", flush=True)
         print(f"  suite: {args.suite}  action schema: {contract.name}  request schema: {schema.name if schema else None}", flush=True)
+        if args.protocol == "openpi":
+            print(f"  protocol: openpi (health: {url.replace('ws://', 'http://')}/healthz)", flush=True)
 
-    server = PolicyServer(
+    if args.protocol == "openpi":
+        from ..policies.openpi_ws_server import OpenpiServer as Server
+    else:
+        Server = PolicyServer
+    server = Server(
         policy, checkpoint=args.checkpoint, allow_shared=args.allow_shared, extra_info=extra, **settings
     )
     try:

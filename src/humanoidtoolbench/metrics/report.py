@@ -79,7 +79,7 @@ def standing(name: str, result: dict) -> tuple[bool, list[str]]:
     return bool(result.get("reportable")) and not stale, reasons
 
 
-def _json(path: Path) -> dict:
+def json_object(path: Path) -> dict:
     try:
         value = json.loads(path.read_text())
     except (OSError, UnicodeDecodeError, ValueError):
@@ -91,8 +91,8 @@ def selection_report(selection: Selection) -> ConditionReport:
     """The report of the run scored for one condition and policy, verified and derived from its episodes."""
     run_dir, name = selection.run_dir, selection.condition.name
     check = verify(run_dir)
-    config = _json(run_dir / CONFIG)
-    reportable, reasons = standing(name, _json(selection.result_path))
+    config = json_object(run_dir / CONFIG)
+    reportable, reasons = standing(name, json_object(selection.result_path))
     seeds = [s for s in config.get("seeds") or [] if isinstance(s, int)]
     found, _ = read_summaries(run_dir)
     passing = [found[s] for s in seeds if s in found and s not in check.episodes]

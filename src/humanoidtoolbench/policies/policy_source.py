@@ -1,4 +1,4 @@
-"""Where actions come from: a policy called in this process, or a policy server over HTTP.
+"""Where actions come from: a policy called in this process, or a policy server over HTTP or openpi's websocket.
 
 Both present the same interface to the episode runner: `act(request)`
 returns the policy's `Reply` (its action, checked by the runner against the
@@ -25,6 +25,7 @@ from .errors import PolicyConnectionError, PolicyError, describe_exception
 from .http_client import DEFAULT_TIMEOUT_S, HttpPolicyClient
 from .loader import LoadedPolicy, is_file_ref, load_policy
 from .model import MODEL_KEYS
+from .openpi_keys import OpenpiKeys
 from .reply import Reply, split_reply
 
 if TYPE_CHECKING:
@@ -41,8 +42,26 @@ class Speaks:
     controller: str
     action_schema: str
     request_schema: str | None
+    action_dim: int | None = None  # the contract's row width, which an openpi server's metadata may declare
 
-    def check(self, info: dict, url: str) -> None:
+    def check_openpi(self, metadata: dict, url: str, keys: OpenpiKeys) -> None:
+        """Refuse an openpi server whose metadata declares other schemas, another action width or other
+        observation keys (one line); what it does not declare is checked on its first reply."""
+        self.check(metadata, url, how="htb-serve --protocol openpi")
+        width = metadata.get("action_dim")
+        if width is not None and self.action_dim is not None and width != self.action_dim:
+            raise PolicyConnectionError(
+                f"the policy server at {url} answers actions of width {width}, but the {self.suite} suite on "
+                f"{self.controller} takes {self.action_dim} ({self.action_schema})"
+            )
+        declared = metadata.get("observation_keys")
+        if declared is not None and declared != keys.to_json():
+            raise PolicyConnectionError(
+                f"the policy server at {url} reads observation keys {declared}, but this evaluator sends "
+                f"{keys.to_json()}; give both sides the same --protocol-map"
+            )
+
+    def check(self, info: dict, url: str, how: str = "htb-serve") -> None:
         """Refuse a server whose `/info` declares another action or request schema (one line); a server
         that declares none (a custom one, or one without `/info`) is taken at its word."""
         expected = {"action_schema": self.action_schema, "request_schema": self.request_schema}
@@ -53,7 +72,7 @@ class Speaks:
         takes = " with ".join(str(v) for v in expected.values() if v is not None)
         raise PolicyConnectionError(
             f"the policy server at {url} serves {serves}, but the {self.suite} suite on {self.controller} takes {takes}; "
-            f"serve the policy with htb-serve --suite {self.suite} --controller {self.controller}"
+            f"serve the policy with {how} --suite {self.suite} --controller {self.controller}"
         )
 
 
@@ -142,6 +161,15 @@ class HttpPolicy:
         self.client.release()
 
 
+class OpenpiPolicy(HttpPolicy):
+    """A policy server speaking openpi's websocket protocol; its metadata stands for `/info`."""
+
+    transport = "openpi"
+
+    def close(self) -> None:
+        self.client.close()
+
+
 @dataclass(frozen=True)
 class PolicySpec:
     """A picklable description of the policy: a `--policy` reference or server addresses.
@@ -160,6 +188,8 @@ class PolicySpec:
     speaks: Speaks | None = None  # what a server must declare (with --host)
     model: "ResolvedModel | None" = None  # a resolved `--model`: every worker loads the same files
     device: str = "auto"
+    protocol: str = "http"  # with `host`: "http" or "openpi"
+    keys: OpenpiKeys | None = None  # with the openpi protocol: the request's observation keys
 
     def open(self, slot: int = 0):
         """Load the policy, or pre-flight the slot's server; raises PolicyLoadError / PolicyConnectionError."""
@@ -169,6 +199,18 @@ class PolicySpec:
 
             loaded, info = load.load(self.model, Device.parse(self.device))
             return InProcessPolicy(loaded, info["checkpoint"], extra=info)
+        if self.host and self.protocol == "openpi":
+            from .openpi_ws_client import OpenpiClient
+
+            client = OpenpiClient(self.host, self.ports[slot % len(self.ports)], self.keys, timeout=self.timeout, on_wait=report_wait)
+            metadata = client.preflight()
+            try:
+                if self.speaks is not None:
+                    self.speaks.check_openpi(metadata, client.url, self.keys)
+            except PolicyConnectionError:
+                client.close()
+                raise
+            return OpenpiPolicy(client, metadata, self.speaks)
         if self.host:
             client = HttpPolicyClient(self.host, self.ports[slot % len(self.ports)], read_timeout=self.timeout, on_wait=report_wait)
             info = client.preflight()

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..control import contracts
 from ..control.contracts.base import ActionContract
+from ..policies.openpi_keys import OpenpiKeys, derived
 from ..policies.request_schema import RequestSchema
 from .per_controller import MissingRow, PerController
 
@@ -176,6 +177,8 @@ class Suite(ABC):
     cameras: ClassVar[Cameras]
     contract: ClassVar[str]  # name of the ActionContract its policies speak under the protocol's controller
     request_schema: ClassVar[RequestSchema | None] = None  # what a policy server checks requests against
+    # How the request travels as an openpi observation (None: derived from the request schema).
+    openpi_map: ClassVar[OpenpiKeys | None] = None
     outcomes: ClassVar[tuple[str, ...]] = (SUCCESS, TIMEOUT, FELL)
     builtin_policies: ClassVar[dict[str, str]] = {}  # short name -> MODULE:FUNCTION
     paper_metrics: ClassVar[bool] = False  # has metrics a run opts into with htb-eval --metrics
@@ -244,6 +247,10 @@ class Suite(ABC):
     def action_contract(self, controller: str | None = None) -> ActionContract:
         """The registered contract object of `contract_for(controller)` (None: the protocol's controller)."""
         return contracts.get(self.contract_for(controller or self.protocol.controller))
+
+    def openpi_keys(self) -> OpenpiKeys:
+        """The request's openpi observation keys and the reply's action key (`policies/openpi_keys.py`)."""
+        return self.openpi_map or derived(self.request_schema)
 
     def builtin_policies_for(self, controller: str | None = None) -> dict[str, str]:
         """The short policy names a user may give under `controller` (None: the protocol's), short name ->

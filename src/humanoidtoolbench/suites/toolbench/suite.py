@@ -13,6 +13,7 @@ import numpy as np
 from ...control.contracts import register
 from ...control.contracts.decoupled_v1 import DECOUPLED_V1, STATE_DIM
 from ...policies.builtin import DECOUPLED_V1_BASELINES
+from ...policies.openpi_keys import Key, OpenpiKeys
 from ...policies.request_schema import image_and_state
 from ...robot.cameras import CAMERA_NAMES, HEIGHT, POLICY_CAMERA, WIDTH
 from ..base import Cameras, StandardProtocol, Suite, summary_cell
@@ -23,6 +24,13 @@ from .registry import Condition
 IMAGE_KEY = f"rgb_{POLICY_CAMERA}"
 # The public request, as a policy server checks it before the policy sees it.
 REQUEST_SCHEMA = image_and_state("toolbench_request_v1", IMAGE_KEY, STATE_DIM)
+# The same request as an openpi observation, in the key names openpi's single-camera examples use.
+OPENPI_KEYS = OpenpiKeys((
+    Key(f"image.{IMAGE_KEY}", "observation/image"),
+    Key("state.states", "observation/state", squeeze=True),
+    Key("instruction", "prompt"),
+    Key("history.reset", "reset"),
+))
 
 
 def request(condition: Condition, image: np.ndarray, state: np.ndarray, reset: bool) -> dict:
@@ -48,6 +56,7 @@ class ToolBench(Suite):
     cameras = Cameras(CAMERA_NAMES, POLICY_CAMERA, WIDTH, HEIGHT)
     contract = register(DECOUPLED_V1).name
     request_schema = REQUEST_SCHEMA
+    openpi_map = OPENPI_KEYS
     builtin_policies = {**DECOUPLED_V1_BASELINES, "expert": "humanoidtoolbench.suites.toolbench.expert:predict"}
 
     @property
