@@ -112,6 +112,12 @@ def test_htb_train_writes_a_checkpoint_that_model_loading_serves(dataset, tmp_pa
     lo, hi = config["data"]["transform"]["field"]["action_min"], config["data"]["transform"]["field"]["action_max"]
     assert np.allclose(chunk[:, 31], 0.75)  # a constant slot comes back as its value
     assert (chunk >= np.asarray(lo) - 2 * (np.asarray(hi) - np.asarray(lo)) - 1e-6).all()
+    # The network reads the elapsed steps, which the policy counts as whole chunks since its reset.
+    assert config["model"]["elapsed_horizon"] == 12
+    later = np.asarray(policy.predict({**request, "history": {"reset": False}}))
+    assert not np.allclose(later, chunk)
+    again = np.asarray(policy.predict(request))  # a reset counts from zero again
+    assert np.array_equal(again, chunk)
     with pytest.raises(ModelError, match="instruction 'Stack the blocks.' is not one of the 2 this model was trained on"):
         policy.predict({**request, "instruction": "Stack the blocks."})
 

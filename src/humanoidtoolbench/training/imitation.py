@@ -72,6 +72,7 @@ class TrainConfig:
     save_every: int = 500
     log_every: int = 50
     keep: int = 2  # checkpoints kept
+    elapsed: bool = True  # the steps since the episode began as an input (up to the longest demonstration)
     device: str = "cpu"
 
     def problems(self) -> list[str]:
@@ -136,6 +137,7 @@ def run_config(cfg: TrainConfig, demos: Demos) -> dict:
         chunk_size=cfg.chunk_size, dim_model=cfg.dim_model, n_heads=cfg.n_heads, dim_feedforward=cfg.dim_feedforward,
         n_encoder_layers=cfg.n_encoder_layers, n_decoder_layers=cfg.n_decoder_layers, n_action_steps=cfg.chunk_size,
         backbone=Backbone(channels=cfg.channels, blocks=cfg.blocks, kind=cfg.backbone),
+        elapsed_horizon=int(demos.lengths.max()) if cfg.elapsed else None,
     )
     data = Data(Transforms(
         field=FieldTransform(
@@ -241,6 +243,7 @@ def train(demos: Demos, cfg: TrainConfig, out: Path, progress=None) -> dict:
         progress.stage("frames", len(demos.starts))
     frames = frame_cache(demos, image_t, out / "cache", progress.advance if progress is not None else None)
     h, w = image_t.center_crop
+    elapsed = torch.from_numpy((np.arange(len(demos.states)) - demos.starts[demos.episode_of_row]).astype(np.float32))
 
     def augment(pixels: "torch.Tensor") -> "torch.Tensor":
         """(B, 3, h, w) -> the same, each shifted by up to `shift` pixels (DrQ's random shift)."""
@@ -276,7 +279,7 @@ def train(demos: Demos, cfg: TrainConfig, out: Path, progress=None) -> dict:
     while step < cfg.steps:
         rows, targets = batcher.draw(cfg.batch_size)
         pixels = normalise_image(torch.from_numpy(np.asarray(frames[rows])), image_t, torch)
-        pred = net(augment(pixels).to(device), states[rows].to(device), text[rows].to(device))
+        pred = net(augment(pixels).to(device), states[rows].to(device), text[rows].to(device), elapsed[rows].to(device))
         loss = ((pred - actions[torch.from_numpy(targets)].to(device)).abs() * weights).mean()
         opt.zero_grad(set_to_none=True)
         loss.backward()

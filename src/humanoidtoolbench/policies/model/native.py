@@ -102,8 +102,11 @@ class NativePolicy:
         if self.stochastic:
             seed = noise_seed(episode, index)
             generator, metadata = torch.Generator().manual_seed(seed), {"noise_seed": seed}
+        extra = {}
+        if getattr(self.network, "uses_elapsed", False):  # whole chunks are executed, so the step is index x chunk
+            extra["elapsed"] = torch.tensor([index * self.chunk_size], dtype=torch.float32, device=self.device)
         with torch.inference_mode():
-            out = self.network.sample(image.to(self.device), state.to(self.device), text.to(self.device), generator)
+            out = self.network.sample(image.to(self.device), state.to(self.device), text.to(self.device), generator, **extra)
         chunk = self.fields.action_out(out[0].float().cpu().numpy())
         return {"action": chunk, "metadata": metadata} if metadata else chunk
 

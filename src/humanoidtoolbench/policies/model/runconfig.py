@@ -100,12 +100,16 @@ class ActConfig(msgspec.Struct):
     action_dim: int = ACTION_DIM
     n_obs_steps: int = 1
     backbone: Backbone = msgspec.field(default_factory=Backbone)
+    # Set: the control steps since the episode began are one more input token, min(step, elapsed_horizon) /
+    # elapsed_horizon (the policy counts them itself: whole chunks since its last reset).
+    elapsed_horizon: int | None = None
 
     def problems(self) -> list[str]:
         steps = self.chunk_size if self.n_action_steps is None else self.n_action_steps
         return [
             *_contract(self.action_dim, self.state_dim, self.n_obs_steps),
             *_backbone(self.backbone),
+            *([f"elapsed_horizon {self.elapsed_horizon} must be at least 1"] if self.elapsed_horizon is not None and self.elapsed_horizon < 1 else []),
             *([f"chunk_size {self.chunk_size} != n_action_steps {steps} (ACT returns whole chunks)"] if steps != self.chunk_size else []),
             *([f"dim_model {self.dim_model} is not divisible by n_heads {self.n_heads}"] if self.dim_model % max(self.n_heads, 1) else []),
         ]
