@@ -13,7 +13,7 @@ from humanoidtoolbench.record import lerobot_v30  # noqa: E402
 from humanoidtoolbench.record.lerobot_dataset import DatasetSpec, DemoEpisode, decode_frames, write_dataset  # noqa: E402
 from humanoidtoolbench.record.lerobot_v30 import write_dataset_v30  # noqa: E402
 from humanoidtoolbench.record.video import VideoWriter  # noqa: E402
-from humanoidtoolbench.training.demos import read_demos  # noqa: E402
+from humanoidtoolbench.training.demos import decode_span, read_demos  # noqa: E402
 
 TASKS = ("Pick the tool for moving the ball to the target.", "Pick the tool for breaking the ice blocks.")
 H, W = 72, 128
@@ -58,11 +58,14 @@ def test_v30_holds_the_rows_and_frames_of_v21(tmp_path):
         assert b.version == "v3.0" and b.tasks == a.tasks
         assert np.array_equal(a.states, b.states) and np.array_equal(a.actions, b.actions)
         assert list(a.lengths) == list(b.lengths) and list(b.starts) == [0, 9, 15]
-        assert [v.first_frame for v in b.videos] == [0, 9, 15]
-    # The concatenated video holds each episode's frames and none of their extra last frames, bit for bit.
-    joined = list(decode_frames(root / "videos/observation.images.head_stereo_left/chunk-000/file-000.mp4"))
-    single = [f for ep in eps for f in list(decode_frames(ep.videos["head_stereo_left"]))[: len(ep.states)]]
-    assert len(joined) == 26 and all(np.array_equal(x, y) for x, y in zip(joined, single))
+        assert [v.first_frame for v in b.videos][0] == 0 and all(v.first_frame > 0 for v in b.videos[1:])
+    # Each episode's span of the concatenated video is its own frames, bit for bit (remuxed, not re-encoded).
+    joined = root / "videos/observation.images.head_stereo_left/chunk-000/file-000.mp4"
+    b = read_demos(root, "head_stereo_left")
+    for ep, video in zip(eps, b.videos):
+        span = list(decode_span(joined, video.first_frame, len(ep.states), 50))
+        single = list(decode_frames(ep.videos["head_stereo_left"]))[: len(ep.states)]
+        assert len(span) == len(ep.states) and all(np.array_equal(x, y) for x, y in zip(span, single))
 
 
 def test_v30_episode_metadata_places_rows_and_frames(tmp_path):
@@ -70,7 +73,9 @@ def test_v30_episode_metadata_places_rows_and_frames(tmp_path):
     rows = pq.read_table(tmp_path / "v30/meta/episodes/chunk-000/file-000.parquet").to_pylist()
     key = "videos/observation.images.wrist_left"
     assert [(r["dataset_from_index"], r["dataset_to_index"]) for r in rows] == [(0, 9), (9, 15), (15, 26)]
-    assert [(r[f"{key}/from_timestamp"], r[f"{key}/to_timestamp"]) for r in rows] == [(0.0, 0.18), (0.18, 0.3), (0.3, 0.52)]
+    spans = [(r[f"{key}/from_timestamp"], r[f"{key}/to_timestamp"]) for r in rows]
+    assert spans[0] == (0.0, 0.18) and all(np.isclose(b - a, n / 50) for (a, b), n in zip(spans, (9, 6, 11)))
+    assert all(later[0] > earlier[1] for earlier, later in zip(spans, spans[1:]))  # the extra frames lie between
     assert [r["tasks"] for r in rows] == [[TASKS[0]], [TASKS[1]], [TASKS[0]]]
     assert rows[1]["stats/action/count"] == [6] and len(rows[1]["stats/action/mean"]) == 36
     data = pq.read_table(tmp_path / "v30/data/chunk-000/file-000.parquet")

@@ -11,9 +11,10 @@ Episodes are concatenated: a data file takes episodes until it holds
 `DATA_FILE_MB`, a video file until `VIDEO_FILE_MB`, then the next file
 starts (`file_index`; `chunk_index` every `CHUNK_SIZE` files). Each
 episode's videos are the recorder's H.264 files remuxed packet by packet
-(no re-encoding, so no B-frames: the recorder writes none; their extra
-last frame, which no row references, is dropped), so episode e's frames start at `from_timestamp` = its first
-frame's position in the file / fps. The rows, features and statistics are
+(no re-encoding; their extra last frame stays, unreferenced, as in v2.1),
+each placed after the last so decoding times stay increasing where
+B-frames reorder them; episode e's frames are those presented from
+`from_timestamp` (its first frame's position in the file / fps). The rows, features and statistics are
 the v2.1 writer's (`lerobot_dataset`); the dataset is assembled aside and
 renamed into place.
 """
@@ -52,7 +53,8 @@ class VideoFile:
 
     def __init__(self, root: Path, key: str, fps: int) -> None:
         self.root, self.key, self.fps = root, key, fps
-        self.number, self.frames, self.out, self.stream, self.path = -1, 0, None, None, None
+        self.number, self.out, self.stream, self.path = -1, None, None, None
+        self.frames, self.last_dts = 0, None  # the file's next free frame position; the last decoding time written
 
     def _open(self, template) -> None:
         self.number += 1
@@ -61,32 +63,33 @@ class VideoFile:
         self.out = av.open(str(self.path), "w")
         self.stream = self.out.add_stream_from_template(template)
         self.stream.time_base = Fraction(1, self.fps)
-        self.frames = 0
+        self.frames, self.last_dts = 0, None
 
     def add(self, source: Path, frames: int) -> dict:
-        """Append the first `frames` frames of `source`; returns the episode's video columns."""
+        """Append every packet of `source` after what the file holds; returns the episode's video columns
+        (its first `frames` frames: the recorder's extra last frame stays in the file, unreferenced)."""
         if self.out is not None and self.path.stat().st_size > VIDEO_FILE_MB * 2**20:
             self.close()
         with av.open(str(source)) as src:
             s = src.streams.video[0]
             if self.out is None:
                 self._open(s)
-            first = self.frames
-            if s.codec_context.has_b_frames:
-                raise DatasetError(f"{source}: B-frames; episodes are remuxed in decode order, which needs a stream without them")
-            packets = [p for p in src.demux(s) if p.dts is not None][:frames]  # decode order is presentation order
-            if len(packets) != frames:
+            packets = [p for p in src.demux(s) if p.size and p.pts is not None and p.dts is not None]
+            if len(packets) < frames:
                 raise DatasetError(f"{source}: {len(packets)} frames, the episode needs {frames}")
-            start, ticks = packets[0].pts, float(s.time_base * self.fps)
-            for p in packets:
-                p.pts = p.dts = first + round((p.pts - start) * ticks)
-                p.time_base = self.stream.time_base
+            start, ticks = min(p.pts for p in packets), s.time_base * self.fps
+            pts = [round((p.pts - start) * ticks) for p in packets]
+            dts = [round((p.dts - start) * ticks) for p in packets]  # B-frames: decoding may start before 0
+            first = self.frames if self.last_dts is None else max(self.frames, self.last_dts + 1 - min(dts))
+            for p, a, b in zip(packets, pts, dts):
+                p.pts, p.dts = first + a, first + b
+                p.time_base = Fraction(1, self.fps)  # frame units; the muxer rescales to its own time base
                 p.stream = self.stream
                 self.out.mux(p)
-            self.frames += frames
+            self.last_dts, self.frames = first + max(dts), first + max(pts) + 1
         place = _place(self.number)
         return {f"videos/{self.key}/chunk_index": place["chunk_index"], f"videos/{self.key}/file_index": place["file_index"],
-                f"videos/{self.key}/from_timestamp": first / self.fps, f"videos/{self.key}/to_timestamp": self.frames / self.fps}
+                f"videos/{self.key}/from_timestamp": first / self.fps, f"videos/{self.key}/to_timestamp": (first + frames) / self.fps}
 
     def close(self) -> None:
         if self.out is not None:

@@ -23,7 +23,9 @@ import numpy as np
 
 from ..policies.model.runconfig import ImageTransform
 from ..policies.model.transforms import resize_crop
-from ..record.lerobot_dataset import ACTION, STATE, decode_frames, video_key
+import av
+
+from ..record.lerobot_dataset import ACTION, STATE, video_key
 
 
 class DemoDataError(RuntimeError):
@@ -49,6 +51,7 @@ class Demos:
     videos: list[EpisodeVideo]  # per episode, the camera's video
     camera: str
     version: str
+    fps: int
     digest: str  # SHA-256 of the metadata, the rows and the camera's videos
     action_names: list[str] | None = None
 
@@ -135,8 +138,19 @@ def read_demos(root: str | os.PathLike, camera: str) -> Demos:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(block)
     names = features[ACTION].get("names")
-    return Demos(root, states, actions, starts, lengths, tasks, videos, camera, version, digest.hexdigest(),
+    return Demos(root, states, actions, starts, lengths, tasks, videos, camera, version, int(info["fps"]), digest.hexdigest(),
                  list(names) if isinstance(names, list) else None)
+
+
+def decode_span(path: Path, first: int, count: int, fps: int):
+    """The RGB frames presented at positions first .. first + count - 1 (time x fps) of an MP4, in order."""
+    with av.open(str(path)) as container:
+        for frame in container.decode(video=0):
+            at = round(frame.time * fps)
+            if at >= first + count:
+                return
+            if at >= first:
+                yield frame.to_ndarray(format="rgb24")
 
 
 def frame_cache(demos: Demos, transform: ImageTransform, folder: Path, on_episode: Callable[[int], None] | None = None) -> np.ndarray:
@@ -150,9 +164,8 @@ def frame_cache(demos: Demos, transform: ImageTransform, folder: Path, on_episod
     partial = path.with_suffix(".partial.npy")
     cache = np.lib.format.open_memmap(partial, mode="w+", dtype=np.uint8, shape=(len(demos.states), h, w, 3))
     for e, (start, length, video) in enumerate(zip(demos.starts, demos.lengths, demos.videos)):
-        wanted = range(video.first_frame, video.first_frame + int(length))
         n = 0
-        for n, image in enumerate(decode_frames(video.path, wanted), 1):
+        for n, image in enumerate(decode_span(video.path, video.first_frame, int(length), demos.fps), 1):
             cache[start + n - 1] = resize_crop(image, transform)
         if n != length:
             raise DemoDataError(f"{video.path}: {n} frames from frame {video.first_frame}, the episode has {length} rows")
