@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import threading
@@ -15,7 +16,9 @@ from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.cli import metrics as metrics_cli
 from humanoidtoolbench.record.records import EpisodeSummary, read
 from humanoidtoolbench.suites.findsit.contract import DISCRETE_SKILL_V1, SKILL_STEPS
-from humanoidtoolbench.suites.findsit.suite import CONDITIONS, episodes_of
+from humanoidtoolbench.suites.findsit import split
+from humanoidtoolbench.suites.findsit import suite as findsit_suite
+from humanoidtoolbench.suites.findsit.suite import CONDITIONS, episodes_of, split_dir
 
 from test_findsit_planner import Provider, ok, plan, verdict
 
@@ -42,6 +45,44 @@ def test_the_split_behind_the_conditions_is_fixed():
     assert len(episodes) == 100 and len({e.scene_id for e in episodes}) == 5
     assert len(episodes_of("val")) >= 40 * 30
     assert all(e.instruction.startswith("Find the ") for e in episodes)
+
+
+def test_the_generated_split_has_the_recorded_digest():
+    assert split.split_digest(split.file_digests(split_dir())) == split.SPLIT_SHA256
+    assert json.loads((split_dir() / split.MANIFEST).read_text()) == split.file_digests(split_dir())
+
+
+@pytest.fixture
+def split_copy(tmp_path):
+    copy = tmp_path / "split"
+    shutil.copytree(split_dir(), copy)
+    return copy
+
+
+def test_a_changed_or_missing_split_file_is_named(split_copy):
+    shard = sorted(p for p in split_copy.rglob("*") if p.is_file() and p.name != split.MANIFEST)[0]
+    name = shard.relative_to(split_copy).as_posix()
+    data = bytearray(shard.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    shard.write_bytes(bytes(data))
+    with pytest.raises(split.SplitError, match=f"at {split_copy} is not the generated one \\({name} is changed\\)"):
+        split.check_split(split_copy)
+    shard.unlink()
+    with pytest.raises(split.SplitError, match=f"\\({name} is missing\\)"):
+        split.check_split(split_copy)
+    (split_copy / split.MANIFEST).unlink()  # without the manifest no file can be named, the refusal stands
+    with pytest.raises(split.SplitError, match="its files differ from the generated split"):
+        split.check_split(split_copy)
+
+
+def test_htb_eval_refuses_a_changed_split_in_one_line_before_any_episode(split_copy, tmp_path, capsys, monkeypatch):
+    (split_copy / "val100.json").write_text("[]")
+    monkeypatch.setattr(findsit_suite, "split_dir", lambda: split.check_split(split_copy))
+    out = tmp_path / "out"
+    assert eval_cli.main(["FINDSIT-val100", "--policy", "oracle", "--episodes", "1", "--no-video", "--output", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("htb-eval: the find-navigate-sit split at ") and "(val100.json is changed)" in err, err
+    assert not out.exists()
 
 
 def test_a_decision_is_25_control_rows_and_stop_is_one():

@@ -16,6 +16,7 @@ from ..eval.thread_pools import bound_thread_pools
 from ..policies.errors import PolicyConnectionError, PolicyError, PolicyLoadError
 from ..policies.http_client import DEFAULT_TIMEOUT_S, PREFLIGHT_TIMEOUT_S
 from ..robot import assets
+from ..suites.base import SuiteDataError
 from .common import (
     MAX_EPISODES, MAX_WORKERS, SEED_LIMIT, OneLineParser, UsageError, check_controller, check_look, check_model_fits,
     check_seed_range, conditions_of, speaks, worker_count,
@@ -502,6 +503,7 @@ def _main(argv: list[str] | None) -> int:
     bound_thread_pools(args.worker_count or 1)
     try:
         assets.installed()
+        suites.suite_of(conditions[0]).check_data()
         spec = _policy_spec(args)
         _make_output(args)
         policy = _open_policy(args, spec)
@@ -509,7 +511,7 @@ def _main(argv: list[str] | None) -> int:
             policy.info["model_config"] = args.model_identity
         if args.model:
             _match_renderer(policy)
-    except (assets.AssetError, PolicyLoadError, PolicyConnectionError, UsageError) as exc:
+    except (assets.AssetError, SuiteDataError, PolicyLoadError, PolicyConnectionError, UsageError) as exc:
         print(f"htb-eval: {exc}", file=sys.stderr)
         return 2
     if not policy.info.get("checkpoint"):

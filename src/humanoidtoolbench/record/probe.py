@@ -4,7 +4,8 @@ Validation trusts what decoding shows, not what the writer meant to write:
 codec, size, rate, frame count, timestamps, whether anything but black was
 drawn, and two hashes that tie the facts to the file bytes and to the
 decoded pictures. Decoding is single-threaded and aborts on any bitstream
-error, since FFmpeg otherwise conceals damage and returns plausible frames.
+error or frame the decoder flags as corrupt, since FFmpeg otherwise conceals
+damage and returns plausible frames.
 
 The pictures are hashed as the decoder returns them (the planes of their
 pixel format, rows without padding): converting every frame to RGB and
@@ -56,6 +57,8 @@ def probe_video(path: str | os.PathLike) -> VideoFacts:
     path = Path(path)
     try:
         return _probe(path)
+    except VideoError:
+        raise
     except (av.FFmpegError, OSError, ValueError) as exc:  # ValueError: a pixel format NumPy cannot hold
         reason = getattr(exc, "strerror", None) or str(exc)
         raise VideoError(" ".join(f"{path}: cannot decode video: {reason}".splitlines())) from None
@@ -77,6 +80,8 @@ def _probe(path: Path) -> VideoFacts:
         # frame, which cost three times the decoding itself. The pixels are the same.
         to_rgb = VideoReformatter()
         for frame in container.decode(stream):
+            if frame.is_corrupt:  # CABAC damage is concealed without a bitstream error, only flagged
+                raise VideoError(f"{path}: frame {frames} is corrupt")
             pixels.update(np.ascontiguousarray(frame.to_ndarray()))  # the planes without row padding
             if max_pixel < 255:  # once saturated the maximum cannot change
                 max_pixel = max(max_pixel, int(to_rgb.reformat(frame, format="rgb24").to_ndarray().max()))

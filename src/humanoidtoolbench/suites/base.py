@@ -169,6 +169,10 @@ class Episode(ABC):
         return {}
 
 
+class SuiteDataError(RuntimeError):
+    """Generated data a suite scores on (a split, a table) that is not as generated; one line."""
+
+
 class Suite(ABC):
     """One benchmark system: its conditions, protocol, contract, outcomes and tables."""
 
@@ -256,6 +260,10 @@ class Suite(ABC):
         """The short policy names a user may give under `controller` (None: the protocol's), short name ->
         MODULE:FUNCTION; `builtin_policies` unless the suite's policies differ by contract."""
         return dict(self.builtin_policies)
+
+    def check_data(self) -> None:
+        """Raise `SuiteDataError` (one line) when data the suite generates and scores on is not as
+        generated; `htb-eval` calls it before any episode."""
 
     def seed_count(self, condition: Condition) -> int | None:
         """How many seeds a condition has (0 .. count-1) when its seeds index a fixed list; None when any seed lays one out."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import io
 import json
 import math
@@ -36,6 +37,7 @@ import msgspec
 import numpy as np
 
 from ...record.files import write_bytes_atomic
+from ..base import SuiteDataError
 from ...planning.navgrid import ROBOT_RADIUS, NavGrid, Rect, view_points
 from .apartments import TARGET_CATEGORIES, Apartment, ApartmentError, build_apartment, generator
 
@@ -56,7 +58,13 @@ CATEGORY_IDS = {c: i for i, c in enumerate(TARGET_CATEGORIES)}
 DIGITS = {"position": 3, "rotation": 6, "distance": 4}
 
 
-class SplitError(RuntimeError):
+# SHA-256 of the generated split's files (`split_digest`) at APARTMENTS x EPISODES: a result is only ever
+# scored on these episodes. A change to the generator changes it, and tests/test_findsit.py says so.
+SPLIT_SHA256 = "b3ede6ac8ce104c5891f3f0b7fb1d32cac97752be55a2672a0125b32becdfd1f"
+MANIFEST = "manifest.json"  # the per-file SHA-256 of a generated split, for naming a file that changed
+
+
+class SplitError(SuiteDataError):
     """A split that cannot be written or read; reported as one line."""
 
 
@@ -324,6 +332,37 @@ def write_split(
     total = apartments * episodes
     progress(f"wrote {apartments} shards, {total} episodes to {output} in {time.perf_counter() - started:.1f} s")
     return written
+
+
+def file_digests(root: Path) -> dict[str, str]:
+    """SHA-256 of every file of a split directory but its manifest, by relative path."""
+    root = Path(root)
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file() and p.name != MANIFEST}
+
+
+def split_digest(files: dict[str, str]) -> str:
+    return hashlib.sha256("".join(f"{name}\0{sha}\n" for name, sha in sorted(files.items())).encode()).hexdigest()
+
+
+def check_split(root: Path, expected: str = SPLIT_SHA256) -> None:
+    """Refuse, in one line naming the file, a split directory whose files are not the generated ones."""
+    root = Path(root)
+    files = file_digests(root)
+    if split_digest(files) == expected:
+        if not (root / MANIFEST).is_file():
+            write_bytes_atomic(root / MANIFEST, _json(files) + b"\n")
+        return
+    try:
+        manifest = json.loads((root / MANIFEST).read_text())
+    except (OSError, ValueError):
+        manifest = None
+    if isinstance(manifest, dict) and split_digest(manifest) == expected:
+        changed = sorted(n for n in set(files) | set(manifest) if files.get(n) != manifest.get(n))
+        what = f"{changed[0]} is {'missing' if changed[0] not in files else 'extra' if changed[0] not in manifest else 'changed'}"
+    else:
+        what = "its files differ from the generated split"
+    raise SplitError(f"the find-navigate-sit split at {root} is not the generated one ({what}); delete the directory to generate it again")
 
 
 def _read_shard(path: Path) -> list[Episode]:

@@ -38,7 +38,7 @@ PAPER_METRICS = "paper_metrics/episode_*/metrics.json"  # an episode's record, a
 
 @lru_cache(maxsize=1)
 def split_dir() -> Path:
-    """The generated split, made on first use (about 16 s) and reused after.
+    """The generated split, made on first use (about 16 s) and reused after, checked against its digest.
 
     Written into a private directory and renamed into place, so processes
     starting together (workers, test runners) never read a half-written split.
@@ -57,6 +57,7 @@ def split_dir() -> Path:
                 raise
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+    split.check_split(path)
     return path
 
 
@@ -122,6 +123,9 @@ class FindSit(Suite):
     @property
     def controllers(self) -> tuple[str, ...]:
         return ("assisted", "balanced")  # both execute decoupled_v1, the skills' commands (episode.py)
+
+    def check_data(self) -> None:
+        split_dir()
 
     def seed_count(self, condition) -> int:
         return condition.size
