@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import pytest
@@ -83,6 +84,27 @@ def test_hash_mismatch_in_mirror_names_file_and_hashes(home, mirror, capsys):
     expected = next(e["sha256"] for e in assets.manifest()["files"] if e["path"] == "LICENSE")
     assert "hash mismatch for LICENSE" in err and expected in err and assets.sha256_bytes(b"tampered") in err
     assert not assets.install_dir().exists()
+
+
+@pytest.mark.parametrize("kind", ["a file", "under a file", "read-only"])
+def test_an_unwritable_data_directory_is_one_line_naming_it(home, mirror, monkeypatch, capsys, kind):
+    if kind == "read-only" and os.geteuid() == 0:
+        pytest.skip("root writes into a read-only directory")
+    home.mkdir()
+    named = home if kind == "read-only" else home / "file"
+    if kind == "read-only":
+        home.chmod(0o555)
+    else:
+        named.write_text("")
+        monkeypatch.setenv(assets.HOME_ENV, str(named if kind == "a file" else named / "home"))
+    try:
+        assert setup_cli.main(["--from", str(mirror)]) == 2
+    finally:
+        home.chmod(0o755)
+    err = one_line_error(capsys)
+    assert err.startswith(f"htb-setup: cannot write the robot asset under {assets.data_home()} (")
+    assert str(named) in err and err.endswith("; set HTB_HOME to a writable directory")
+    assert not (home / "robot").exists()
 
 
 def test_missing_mirror_directory(home, tmp_path, capsys):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import pytest
 from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.cli import metrics as metrics_cli
 from humanoidtoolbench.record.records import EpisodeSummary, read
+from humanoidtoolbench.robot import assets
 from humanoidtoolbench.suites.findsit.contract import DISCRETE_SKILL_V1, SKILL_STEPS
 from humanoidtoolbench.suites.findsit import split
 from humanoidtoolbench.suites.findsit import suite as findsit_suite
@@ -83,6 +85,31 @@ def test_htb_eval_refuses_a_changed_split_in_one_line_before_any_episode(split_c
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("htb-eval: the find-navigate-sit split at ") and "(val100.json is changed)" in err, err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("kind", ["findsit is a file", "read-only"])
+def test_htb_eval_cannot_write_the_split_under_htb_home_in_one_line(robot_asset, tmp_path, capsys, monkeypatch, kind):
+    if kind == "read-only" and os.geteuid() == 0:
+        pytest.skip("root writes into a read-only directory")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "robot").symlink_to(robot_asset.root.parent)  # the asset is installed; the split is not made yet
+    if kind == "read-only":
+        home.chmod(0o555)
+    else:
+        (home / "findsit").write_text("")
+    monkeypatch.setenv(assets.HOME_ENV, str(home))
+    split_dir.cache_clear()
+    out = tmp_path / "out"
+    try:
+        code = eval_cli.main(["FINDSIT-val100", "--policy", "oracle", "--episodes", "1", "--no-video", "--output", str(out)])
+    finally:
+        home.chmod(0o755)
+        split_dir.cache_clear()
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"htb-eval: cannot write the find-navigate-sit split under {home} (")
+    assert err.rstrip().endswith("; set HTB_HOME to a writable directory") and not out.exists()
 
 
 def test_a_decision_is_25_control_rows_and_stop_is_one():

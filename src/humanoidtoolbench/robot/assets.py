@@ -63,6 +63,12 @@ def data_home() -> Path:
     return Path(base) / "humanoidtoolbench"
 
 
+def unwritable_home(exc: OSError, what: str) -> str:
+    """One line for a data directory that cannot be written (read-only, not ours, a file): where, and the way out."""
+    why = f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
+    return f"cannot write {what} under {data_home()} ({why}); set {HOME_ENV} to a writable directory"
+
+
 def install_dir() -> Path:
     m = manifest()
     return data_home() / "robot" / f"{m['name']}-{m['upstream']['commit'][:12]}"
@@ -151,11 +157,13 @@ def install(mirror: str | os.PathLike | None = None, log=lambda msg: None) -> In
         log(f"robot asset already installed and verified at {target}")
         return _load(target)
     source = _resolve_mirror(mirror)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    for stale in target.parent.glob(".install-*"):
-        shutil.rmtree(stale, ignore_errors=True)
-
-    tmp = Path(tempfile.mkdtemp(prefix=".install-", dir=target.parent))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        for stale in target.parent.glob(".install-*"):
+            shutil.rmtree(stale, ignore_errors=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".install-", dir=target.parent))
+    except OSError as exc:
+        raise AssetError(unwritable_home(exc, "the robot asset")) from None
     try:
         files: dict[str, str] = {}
         entries = manifest()["files"]

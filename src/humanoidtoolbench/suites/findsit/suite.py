@@ -43,20 +43,21 @@ def split_dir() -> Path:
     Written into a private directory and renamed into place, so processes
     starting together (workers, test runners) never read a half-written split.
     """
-    from ...robot.assets import data_home  # here: the asset module loads MuJoCo, which htb-metrics never does
+    from ...robot.assets import data_home, unwritable_home  # here: the asset module loads MuJoCo, which htb-metrics never does
 
     path = data_home() / "findsit" / f"split-{split.SCHEMA}-{split.APARTMENTS}x{split.EPISODES}"
     if not path.is_dir():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".split-", dir=path.parent))
         try:
-            split.write_split(tmp, progress=lambda line: None)
-            os.replace(tmp, path)
-        except OSError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=".split-", dir=path.parent))
+            try:
+                split.write_split(tmp, progress=lambda line: None)
+                os.replace(tmp, path)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        except OSError as exc:
             if not path.is_dir():  # another process did not win the race either
-                raise
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+                raise split.SplitError(unwritable_home(exc, "the find-navigate-sit split")) from None
     split.check_split(path)
     return path
 
