@@ -356,7 +356,8 @@ def test_hub_model_resolves_offline_with_its_revision_and_hashes(repos, offline,
 # --- LeRobot ------------------------------------------------------------------------------------------
 
 
-def test_lerobot_act_checkpoint_end_to_end(tmp_path, offline):
+def lerobot_act(root: Path) -> Path:
+    """A tiny LeRobot ACT policy saved as LeRobot's training does: `root/outputs/checkpoints/004000/pretrained_model`."""
     pytest.importorskip("lerobot", reason="LeRobot checkpoints need lerobot (the model extra)")
     from lerobot.configs.types import FeatureType, NormalizationMode, PolicyFeature
     from lerobot.policies.act.configuration_act import ACTConfig
@@ -373,8 +374,13 @@ def test_lerobot_act_checkpoint_end_to_end(tmp_path, offline):
         normalization_mapping={"VISUAL": NormalizationMode.IDENTITY, "STATE": NormalizationMode.IDENTITY, "ACTION": NormalizationMode.IDENTITY},
     )
     torch.manual_seed(0)
-    pretrained = tmp_path / "outputs/checkpoints/004000/pretrained_model"
+    pretrained = root / "outputs/checkpoints/004000/pretrained_model"
     ACTPolicy(config).save_pretrained(pretrained)
+    return pretrained
+
+
+def test_lerobot_act_checkpoint_end_to_end(tmp_path, offline):
+    pretrained = lerobot_act(tmp_path)
     model = resolve.resolve(str(tmp_path / "outputs"))
     assert model.layout == "lerobot" and model.step == 4000
     out = tmp_path / "out"
@@ -382,6 +388,35 @@ def test_lerobot_act_checkpoint_end_to_end(tmp_path, offline):
     info = result_of(out)["policy_info"]
     assert info["policy"] == "model:lerobot" and info["chunk_size"] == 8
     assert info["weights_sha256"] == resolve.file_sha256(pretrained / "model.safetensors")
+
+
+def test_what_lerobot_and_its_libraries_log_or_warn_goes_to_the_run_log_not_the_terminal(tmp_path, offline, capfd, monkeypatch):
+    import logging
+    import warnings
+
+    pretrained = lerobot_act(tmp_path)
+    from lerobot.policies.act.modeling_act import ACTPolicy
+
+    config = pretrained / "config.json"  # a device this machine lacks: LeRobot logs that it switches while loading
+    config.write_text(json.dumps({**json.loads(config.read_text()), "device": "mps"}))
+    said = ["htb-test: a warning while acting", "htb-test: torch logs while acting", "htb-test: the hub logs while acting"]
+    select_action = ACTPolicy.select_action
+
+    def noisy(self, batch):
+        warnings.warn(said[0])
+        logging.getLogger("torch").warning(said[1])
+        logging.getLogger("huggingface_hub").warning(said[2])
+        return select_action(self, batch)
+
+    monkeypatch.setattr(ACTPolicy, "select_action", noisy)
+    out = tmp_path / "out"
+    capfd.readouterr()
+    assert eval_cli.main(["--model", str(pretrained), "--device", "cpu", *FAST, "--output", str(out)]) == 0
+    err = capfd.readouterr().err
+    assert "htb-test" not in err and "mps" not in err, err
+    [log] = out.glob("G1BallMove-L0-S/run-*/eval_latest.log")
+    text = log.read_text()
+    assert "Device 'mps' is not available" in text and all(line in text for line in said), text
 
 
 # --- devices ------------------------------------------------------------------------------------------

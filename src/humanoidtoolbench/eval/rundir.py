@@ -25,6 +25,7 @@ import secrets
 import shutil
 import socket
 import time
+import warnings
 from pathlib import Path
 
 from ..record import records
@@ -37,6 +38,7 @@ LOG = "eval_latest.log"
 RESULT = "benchmark_result.json"
 LOCK = "run.lock"
 LOGGER = "humanoidtoolbench.eval"
+LIBRARY_LOGGERS = ("torch", "transformers", "huggingface_hub")  # each prints through a stderr handler of its own
 
 
 class RunLocked(RuntimeError):
@@ -207,6 +209,54 @@ def _holder(raw: bytes) -> dict:
     return holder if isinstance(holder, dict) else {}
 
 
+class _LibraryRecords(logging.Handler):
+    """On the root logger: what libraries log goes to the open run log, or is kept until one opens."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kept: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.name == LOGGER or record.name.startswith(LOGGER + "."):
+            return  # the evaluator's own, which the run log's handler has written
+        handlers = logging.getLogger(LOGGER).handlers
+        for handler in handlers:
+            handler.handle(record)
+        if not handlers:
+            self.kept.append(record)
+
+
+_LIBRARY_RECORDS = _LibraryRecords()
+
+
+def _log_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    text = warnings.formatwarning(message, category, filename, lineno, line).rstrip()
+    logging.getLogger("py.warnings").warning("%s", text)
+
+
+def route_library_logs() -> None:
+    """Write what a model policy's libraries (LeRobot, torch, Hugging Face) log or warn in this process into
+    the run log, where a user looks for details, instead of onto the terminal, where the progress lines are.
+
+    LeRobot logs on the root logger, and `warnings` become records of `py.warnings`; torch and the Hugging
+    Face libraries lose the stderr handlers they give their loggers when imported (so call this again after
+    loading), their records reaching the root logger too. A record made while no run log is open (the
+    driver loads its policy before any run exists) is kept and written into each run log opened after.
+    """
+    warnings.showwarning = _log_warning  # set each time: `warnings.catch_warnings` puts back the one before
+    root = logging.getLogger()
+    if _LIBRARY_RECORDS not in root.handlers:
+        root.addHandler(_LIBRARY_RECORDS)
+    for name in [n for n in logging.root.manager.loggerDict if n.split(".")[0] in LIBRARY_LOGGERS]:
+        library = logging.getLogger(name)
+        # torch's handler is no StreamHandler; a logger kept quiet by design (torch's artifacts) has none
+        printing = [h for h in library.handlers if hasattr(h, "stream") and not isinstance(h, logging.FileHandler)]
+        for handler in printing:
+            library.removeHandler(handler)
+        if printing:
+            library.propagate = True
+
+
 class RunLog:
     """Route the evaluator's log records (policy tracebacks included) into the run's log file.
 
@@ -221,6 +271,8 @@ class RunLog:
     def __enter__(self):
         self.log.addHandler(self.handler)
         self.log.setLevel(logging.INFO)
+        for record in _LIBRARY_RECORDS.kept:  # what the policy's libraries said while it loaded
+            self.handler.handle(record)
         return self
 
     def __exit__(self, *exc):

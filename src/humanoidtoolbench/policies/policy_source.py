@@ -194,10 +194,13 @@ class PolicySpec:
     def open(self, slot: int = 0):
         """Load the policy, or pre-flight the slot's server; raises PolicyLoadError / PolicyConnectionError."""
         if self.model is not None:
+            from ..eval.rundir import route_library_logs
             from ..policies.model import load
             from ..policies.model.device import Device
 
+            route_library_logs()
             loaded, info = load.load(self.model, Device.parse(self.device))
+            route_library_logs()  # the libraries it imported have handlers of their own now
             return InProcessPolicy(loaded, info["checkpoint"], extra=info)
         if self.host and self.protocol == "openpi":
             from .openpi_ws_client import OpenpiClient
