@@ -159,6 +159,22 @@ def test_two_expert_episodes_load_with_lerobot_and_match_the_runs(tmp_path, caps
     assert json.loads((assisted / "meta" / "humanoidtoolbench.json").read_text())["controller"] == "assisted"
 
 
+def test_a_rerun_removes_what_a_killed_write_left_in_its_runs(tmp_path, capsys):
+    from humanoidtoolbench.eval.integrity import verify_run
+
+    runs = tmp_path / "runs"
+    args = [CONDITION, "--episodes", "1", "--max-steps", "25", "--keep-failed", "--cameras", "head_stereo_left", "--runs", str(runs)]
+    assert dataset_cli.main([*args, "--output", str(tmp_path / "first")]) == 0
+    [run] = runs.glob(f"{CONDITION}/run-*")
+    (run / "benchmark_result.json").unlink()
+    left = run / "summaries" / ".episode_20000.json.abcd1234.tmp"
+    left.write_text("{")
+    capsys.readouterr()
+    assert dataset_cli.main([*args, "--output", str(tmp_path / "second")]) == 0
+    assert f"continuing interrupted run {run}" in capsys.readouterr().err
+    assert not left.exists() and verify_run(run) == [] and (tmp_path / "second" / "meta" / "info.json").is_file()
+
+
 @pytest.mark.slow
 def test_the_standard_export_keeps_successful_expert_episodes(tmp_path, capsys):
     pytest.importorskip("lerobot")

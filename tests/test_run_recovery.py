@@ -100,6 +100,27 @@ def test_a_stray_summary_is_set_aside_and_a_valid_result_kept(out, capsys, stray
     assert "reusing validated result" in capsys.readouterr().err
 
 
+def test_what_a_killed_write_left_is_removed_when_the_run_is_continued(out, capsys):
+    [run] = the_runs(out)
+    (run / "benchmark_result.json").unlink()  # killed while writing it: the run is continued
+    (run / "summaries" / "episode_10001.json").unlink()
+    left = [run / ".benchmark_result.json.k3j_h5g6.tmp", run / "summaries" / ".episode_10001.json.abcd1234.tmp",
+            run / "steps" / "episode_10000" / ".action.npy.0a1b2c3d.tmp"]
+    for path in left:
+        path.write_bytes(b'{"half": ')
+    kept = [run / "notes.tmp", run / ".notes.tmp"]  # not the writer's names: someone else's files
+    for path in kept:
+        path.write_text("mine")
+    capsys.readouterr()
+    assert evaluate(out) == 0
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and f"continuing interrupted run {run}" in err
+    assert the_runs(out) == [run] and verify_run(run) == []
+    assert not any(p.exists() for p in left) and all(p.read_text() == "mine" for p in kept)
+    log = (run / "eval_latest.log").read_text()
+    assert all(f"removed {p.relative_to(run)}, left by a write that was killed" in log for p in left)
+
+
 def test_a_full_disk_while_writing_results_is_one_line(tmp_path, capsys, monkeypatch):
     import errno
     import os

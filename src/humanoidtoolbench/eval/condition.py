@@ -16,6 +16,7 @@ from pathlib import Path
 import msgspec
 
 from ..record import records
+from ..record.files import remove_temporaries
 from ..record.records import BenchmarkResult, EpisodeSummary, RunConfig
 from ..robot import assets
 from . import provenance
@@ -80,6 +81,7 @@ def evaluate_condition(
     with lock, RunLog(run):
         log.info("condition %s, run %s", settings.condition.name, run.path)
         if not fresh:
+            _remove_temporaries(run)
             if _set_aside_strays(run, settings, label, progress) and damage is not None:
                 damage = verify(run.path)
                 if not damage.problems:  # the stray file was all that was wrong: the result stands
@@ -138,6 +140,13 @@ def _claim(run, settings, output, fingerprint, policy_info, label, progress) -> 
     run.write_json(CONFIG, config.to_json())
     run.write_json(POLICY_INFO, policy_info)
     return run, lock, True
+
+
+def _remove_temporaries(run: RunDir) -> None:
+    """Remove the temporary files of writes a killed evaluator or worker left in the run: they are no part of
+    it, and holding its lock, this evaluator is the only writer."""
+    for path in remove_temporaries(run.path):
+        log.info("removed %s, left by a write that was killed before its rename", path.relative_to(run.path))
 
 
 def _set_aside_strays(run: RunDir, settings: EvalSettings, label: str, progress: ProgressReporter) -> bool:

@@ -11,8 +11,9 @@
     benchmark_result.json    written only after validation
     run.lock                 held by the evaluator writing the run (`RunDir.lock`)
 
-Every file is written atomically or under a `.partial` name, so a crash
-leaves either complete files or partial ones that a rerun removes.
+Every file is written atomically (through a `.NAME.XXXXXXXX.tmp` sibling) or
+under a `.partial` name, so a crash leaves either complete files or temporary
+and partial ones that a rerun removes.
 """
 
 from __future__ import annotations

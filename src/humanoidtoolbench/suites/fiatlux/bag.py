@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ import msgspec
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ...record.files import FILE_MODE
+from ...record.files import FILE_MODE, temp_sibling
 
 BAG_GLOB = "**/bags/episode_*.h5"
 GATE_PREFIX = "gate_"
@@ -198,7 +197,7 @@ class BagWriter:
         _check_columns(self._typed, columns, self.path)
         self._done, self._rows = True, []
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        fd, tmp = temp_sibling(self.path)
         try:
             os.fchmod(fd, FILE_MODE)
             os.close(fd)
