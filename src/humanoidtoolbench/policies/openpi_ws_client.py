@@ -58,6 +58,21 @@ def error_line(text: str) -> str:
     return one_line(lines[-1] if lines else "an empty error frame")
 
 
+def _frame_content(frame, error: str, malformed: str):
+    """A frame's msgpack-numpy content, or FrameError: `error` and the server's error line for a text frame
+    (an openpi server sends its traceback as text, which goes to the log), `malformed` and why for a binary
+    frame that does not decode."""
+    from .openpi_frames import FrameError, unpack
+
+    if isinstance(frame, str):
+        log.error("openpi server error frame:\n%s", frame)
+        raise FrameError(f"{error}: {error_line(frame)}")
+    try:
+        return unpack(frame)
+    except FrameError as exc:
+        raise FrameError(f"{malformed}: {one_line(exc)}") from None
+
+
 class OpenpiClient:
     """One websocket connection at a time to ws://HOST:PORT, opened by `preflight` and again after a failure.
 
@@ -91,7 +106,7 @@ class OpenpiClient:
         """Connect and read the metadata; `PolicyConnectionError` in one line."""
         from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
-        from .openpi_frames import FrameError, unpack
+        from .openpi_frames import FrameError
         from websockets.sync.client import connect
 
         # A connection kept open across calls: the historical direct return (websockets 17 asks for it by name).
@@ -119,14 +134,11 @@ class OpenpiClient:
             raise PolicyConnectionError(f"policy server at {self.url} sent no metadata within {timeout:g} s (is it an openpi server?)") from None
         except ConnectionClosed as exc:
             raise PolicyConnectionError(f"policy server at {self.url} sent no metadata: {_closed(exc)}") from None
-        if isinstance(first, str):
-            ws.close()
-            raise PolicyConnectionError(f"policy server at {self.url} sent an error instead of its metadata: {error_line(first)}"[:_MAX_MESSAGE])
         try:
-            metadata = unpack(first)
+            metadata = _frame_content(first, "sent an error instead of its metadata", "sent metadata that is not msgpack-numpy")
         except FrameError as exc:
             ws.close()
-            raise PolicyConnectionError(f"policy server at {self.url} sent metadata that is not msgpack-numpy: {one_line(exc)}"[:_MAX_MESSAGE]) from None
+            raise PolicyConnectionError(f"policy server at {self.url} {exc}"[:_MAX_MESSAGE]) from None
         if not isinstance(metadata, dict):
             ws.close()
             raise PolicyConnectionError(f"policy server at {self.url} sent metadata that is not a dict but {type(metadata).__name__}")
@@ -165,7 +177,7 @@ class OpenpiClient:
         """Send the request as an observation (never its `privileged` entry); the reply's actions and metadata."""
         from websockets.exceptions import ConnectionClosed
 
-        from .openpi_frames import FrameError, pack, unpack
+        from .openpi_frames import FrameError, pack
 
         failed = f"openpi server request failed at {self.url}"
         if self._ws is None:
@@ -189,15 +201,11 @@ class OpenpiClient:
         except ConnectionClosed as exc:
             self._drop()
             raise PolicyError(f"{failed}: {_closed(exc)}") from None
-        if isinstance(reply, str):
-            log.error("openpi server error frame:\n%s", reply)
-            self._drop()
-            raise PolicyError(f"{failed}: the server sent an error: {error_line(reply)}"[:_MAX_MESSAGE])
         try:
-            answer = unpack(reply)
+            answer = _frame_content(reply, "the server sent an error", "the reply is not msgpack-numpy")
         except FrameError as exc:
             self._drop()
-            raise PolicyError(f"{failed}: the reply is not msgpack-numpy: {one_line(exc)}"[:_MAX_MESSAGE]) from None
+            raise PolicyError(f"{failed}: {exc}"[:_MAX_MESSAGE]) from None
         key = self.keys.actions
         if not isinstance(answer, dict) or key not in answer:
             got = f"keys {sorted(map(str, answer))}" if isinstance(answer, dict) else type(answer).__name__
