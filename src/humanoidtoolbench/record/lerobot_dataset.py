@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -82,13 +83,7 @@ def write_dataset(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    root = Path(root)
-    if root.exists():
-        raise DatasetError(f"{root} already exists")
-    partial = root.with_name(f".{root.name}.partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir(parents=True)
-    try:
+    with building(root) as partial:
         tasks: dict[str, int] = {}
         listed, stats, sources = [], [], []
         video_info: dict[str, dict] = {}
@@ -102,8 +97,7 @@ def write_dataset(
             task_index = tasks.setdefault(ep.task, len(tasks))
             columns = _columns(ep, index, total, task_index, spec.fps)
             chunk = index // CHUNK_SIZE
-            table = pa.table({k: _arrow(pa, v) for k, v in columns.items()})
-            table = table.replace_schema_metadata({"huggingface": json.dumps(_hf_features(features))})
+            table = episode_table(pa, columns, features)
             data_path = partial / DATA_PATH.format(episode_chunk=chunk, episode_index=index)
             data_path.parent.mkdir(parents=True, exist_ok=True)
             pq.write_table(table, data_path)
@@ -122,34 +116,55 @@ def write_dataset(
                 on_episode(index, ep)
         if features is None:
             raise DatasetError("no episodes to export")
-        info = {
-            "codebase_version": CODEBASE_VERSION,
-            "robot_type": spec.robot_type,
-            "total_episodes": len(listed),
-            "total_frames": total,
-            "total_tasks": len(tasks),
-            "total_videos": len(listed) * len(spec.cameras),
-            "total_chunks": (len(listed) - 1) // CHUNK_SIZE + 1,
-            "chunks_size": CHUNK_SIZE,
-            "fps": spec.fps,
-            "splits": {"train": f"0:{len(listed)}"},
-            "data_path": DATA_PATH,
-            "video_path": VIDEO_PATH,
-            "features": features,
-        }
+        layout = {"total_videos": len(listed) * len(spec.cameras), "total_chunks": (len(listed) - 1) // CHUNK_SIZE + 1,
+                  "chunks_size": CHUNK_SIZE}
+        info = info_json(CODEBASE_VERSION, spec, len(listed), total, len(tasks), layout, DATA_PATH, VIDEO_PATH, features)
         meta = partial / "meta"
         _write_json(meta / "info.json", info)
         _write_lines(meta / "tasks.jsonl", [{"task_index": i, "task": t} for t, i in tasks.items()])
         _write_lines(meta / "episodes.jsonl", listed)
         _write_lines(meta / "episodes_stats.jsonl", stats)
-        _write_json(meta / "stats.json", _lists(aggregate_stats([_arrays(s["stats"]) for s in stats])))
-        _write_json(meta / "humanoidtoolbench.json", {**about, "episodes": sources})
+        write_totals(meta, [_arrays(s["stats"]) for s in stats], about, sources)
+    return info
+
+
+@contextmanager
+def building(root: Path):
+    """A `.NAME.partial` folder beside `root` to write a dataset into: synced and renamed onto `root` when the
+    block ends, removed when it raises, so `root` is either complete or absent."""
+    root = Path(root)
+    if root.exists():
+        raise DatasetError(f"{root} already exists")
+    partial = root.with_name(f".{root.name}.partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    try:
+        yield partial
         _fsync_tree(partial)
         os.rename(partial, root)
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
-    return info
+
+
+def episode_table(pa, columns: dict[str, np.ndarray], features: dict):
+    """One episode's frames as an Arrow table carrying the Hugging Face features LeRobot reads back."""
+    table = pa.table({k: _arrow(pa, v) for k, v in columns.items()})
+    return table.replace_schema_metadata({"huggingface": json.dumps(_hf_features(features))})
+
+
+def info_json(version: str, spec: DatasetSpec, episodes: int, frames: int, tasks: int, layout: dict,
+              data_path: str, video_path: str, features: dict) -> dict:
+    """meta/info.json: the fields every format version has, around `layout` (the version's own counts and sizes)."""
+    return {"codebase_version": version, "robot_type": spec.robot_type, "total_episodes": episodes,
+            "total_frames": frames, "total_tasks": tasks, **layout, "fps": spec.fps,
+            "splits": {"train": f"0:{episodes}"}, "data_path": data_path, "video_path": video_path, "features": features}
+
+
+def write_totals(meta: Path, episode_stats: list[dict], about: dict, sources: list[dict]) -> None:
+    """meta/stats.json (aggregated over the episodes) and meta/humanoidtoolbench.json (what produced them)."""
+    _write_json(meta / "stats.json", _lists(aggregate_stats(episode_stats)))
+    _write_json(meta / "humanoidtoolbench.json", {**about, "episodes": sources})
 
 
 def _check(ep: DemoEpisode, spec: DatasetSpec, index: int) -> int:

@@ -22,8 +22,7 @@ renamed into place.
 from __future__ import annotations
 
 import json
-import os
-import shutil
+from contextlib import ExitStack, closing
 from fractions import Fraction
 from pathlib import Path
 from typing import Callable, Iterable
@@ -32,8 +31,8 @@ import av
 import numpy as np
 
 from .lerobot_dataset import (
-    DatasetError, DatasetSpec, DemoEpisode, _arrays, _arrow, _check, _columns, _features, _fsync_tree, _hf_features, _lists,
-    _stats, _write_json, aggregate_stats, image_stats, probe_video, video_key,
+    DatasetError, DatasetSpec, DemoEpisode, _check, _columns, _features, _stats, _write_json, building, episode_table,
+    image_stats, info_json, probe_video, video_key, write_totals,
 )
 
 CODEBASE_VERSION = "v3.0"
@@ -119,14 +118,8 @@ def write_dataset_v30(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    root = Path(root)
-    if root.exists():
-        raise DatasetError(f"{root} already exists")
-    partial = root.with_name(f".{root.name}.partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir(parents=True)
-    videos = {cam: VideoFile(partial, video_key(cam), spec.fps) for cam in spec.cameras}
-    try:
+    with building(root) as partial, ExitStack() as open_videos:
+        videos = {cam: open_videos.enter_context(closing(VideoFile(partial, video_key(cam), spec.fps))) for cam in spec.cameras}
         tasks: dict[str, int] = {}
         rows, stats, sources = [], [], []
         pending, pending_bytes, data_file = [], 0, 0
@@ -146,8 +139,7 @@ def write_dataset_v30(
                 features = _features(spec, ep, {cam: probe_video(ep.videos[cam]) for cam in spec.cameras})
             task_index = tasks.setdefault(ep.task, len(tasks))
             columns = _columns(ep, index, total, task_index, spec.fps)
-            table = pa.table({k: _arrow(pa, v) for k, v in columns.items()})
-            table = table.replace_schema_metadata({"huggingface": json.dumps(_hf_features(features))})
+            table = episode_table(pa, columns, features)
             if pending_bytes + table.nbytes > DATA_FILE_MB * 2**20:
                 flush()
             place = _place(data_file)
@@ -177,30 +169,9 @@ def write_dataset_v30(
         episodes_path.parent.mkdir(parents=True, exist_ok=True)
         pq.write_table(pa.Table.from_pylist(rows), episodes_path)
         pq.write_table(_tasks_table(pa, tasks), partial / "meta" / "tasks.parquet")
-        info = {
-            "codebase_version": CODEBASE_VERSION,
-            "robot_type": spec.robot_type,
-            "total_episodes": len(rows),
-            "total_frames": total,
-            "total_tasks": len(tasks),
-            "chunks_size": CHUNK_SIZE,
-            "data_files_size_in_mb": DATA_FILE_MB,
-            "video_files_size_in_mb": VIDEO_FILE_MB,
-            "fps": spec.fps,
-            "splits": {"train": f"0:{len(rows)}"},
-            "data_path": DATA_PATH,
-            "video_path": VIDEO_PATH,
-            "features": features,
-        }
+        layout = {"chunks_size": CHUNK_SIZE, "data_files_size_in_mb": DATA_FILE_MB, "video_files_size_in_mb": VIDEO_FILE_MB}
+        info = info_json(CODEBASE_VERSION, spec, len(rows), total, len(tasks), layout, DATA_PATH, VIDEO_PATH, features)
         meta = partial / "meta"
         _write_json(meta / "info.json", info)
-        _write_json(meta / "stats.json", _lists(aggregate_stats([_arrays(s) for s in stats])))
-        _write_json(meta / "humanoidtoolbench.json", {**about, "episodes": sources})
-        _fsync_tree(partial)
-        os.rename(partial, root)
-    except BaseException:
-        for v in videos.values():
-            v.close()
-        shutil.rmtree(partial, ignore_errors=True)
-        raise
+        write_totals(meta, stats, about, sources)
     return info
