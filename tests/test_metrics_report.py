@@ -112,4 +112,5 @@ def test_a_result_whose_files_changed_is_reported_as_not_verified(tmp_path, caps
     [run] = (tmp_path / "G1IceBreak-L0-S").glob("run-*")
     assert report["G1IceBreak-L0-S"] == {"condition": "G1IceBreak-L0-S", "policy": "test-policy @ test-1",
                                          "episodes": 1, "successes": 1, "median_steps": 800, "causes": {},
-                                         "verified": True, "problems": [], "run": str(run), "other_runs": []}
+                                         "verified": True, "problems": [], "source_digest": "0" * 64, "run": str(run),
+                                         "other_runs": []}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..eval.validation import summarize_problems
 from ..eval.rundir import CONFIG
-from ..metrics import paired
+from ..metrics import currency, paired
 from ..metrics.report import ReportError, json_object, key, load, markdown, offline_sections, policies
 
 RULES = (
@@ -47,7 +47,33 @@ def build_parser() -> argparse.ArgumentParser:
         "per condition the exact McNemar test on the discordant seeds (Holm-adjusted over conditions) and A's "
         "success rate minus B's with Newcombe's 95 %% interval; then the mean difference over conditions",
     )
+    parser.add_argument(
+        "--check-current",
+        action="store_true",
+        help="instead of a report: for each recorded result under each OUTPUT (a run's benchmark_result.json, "
+        "an htb-eval summary.json, the JSON htb-metrics printed), whether its source digest is the one of its "
+        "suite's installed code, naming the source files changed since where the result keeps their hashes; "
+        "exit status 1 if any is not",
+    )
     return parser
+
+
+def _check_current(outputs: list[str]) -> int:
+    missing = [o for o in outputs if not Path(o).exists()]
+    if missing:
+        print(f"htb-metrics: no such file or directory: {missing[0]}", file=sys.stderr)
+        return 2
+    found = False
+    stale = False
+    for output in outputs:
+        rows = currency.check(Path(output))
+        if not rows:
+            print(f"htb-metrics: no recorded results under {output}", file=sys.stderr)
+            continue
+        found = True
+        stale |= not all(r.is_current for r in rows)
+        print(currency.markdown(rows, Path(output)), end="")
+    return 2 if not found else int(stale)
 
 
 def _one_policy(output: str):
@@ -94,6 +120,8 @@ def _compare(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.check_current:
+        return _check_current(args.output)
     if args.compare:
         return _compare(args)
     if len(args.output) > 1:
@@ -123,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             key(r.name, r.policy, several): {
                 "condition": r.name, "policy": r.policy, "episodes": r.episodes, "successes": r.successes,
                 "median_steps": r.median_steps, "causes": dict(r.causes), "verified": r.verified, "problems": r.problems,
+                "source_digest": r.source_digest,
                 "run": str(r.path.parent), "other_runs": [{"run": str(o.path), "state": o.state} for o in r.others],
             }
             for r in reports

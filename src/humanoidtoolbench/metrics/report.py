@@ -38,6 +38,7 @@ class ConditionReport:
     problems: list[str] = field(default_factory=list)  # why its files no longer match; empty: verified
     path: Path | None = None  # its benchmark_result.json
     policy: str = ""  # the policy label the run is kept apart by
+    source_digest: str | None = None  # of the code that ran it, as its result records
     others: tuple[OtherRun, ...] = ()  # runs of the same condition and policy, not scored
     outcomes: dict[int, bool] = field(default_factory=dict)  # seed -> success, of the episodes that pass
     recorded: RecordedRun | None = None  # what the suite's own scorer may read, once verified
@@ -92,13 +93,14 @@ def selection_report(selection: Selection) -> ConditionReport:
     run_dir, name = selection.run_dir, selection.condition.name
     check = verify(run_dir)
     config = json_object(run_dir / CONFIG)
-    reportable, reasons = standing(name, json_object(selection.result_path))
+    result = json_object(selection.result_path)
+    reportable, reasons = standing(name, result)
     seeds = [s for s in config.get("seeds") or [] if isinstance(s, int)]
     found, _ = read_summaries(run_dir)
     passing = [found[s] for s in seeds if s in found and s not in check.episodes]
     report = ConditionReport(name, len(seeds), sum(bool(s["success"]) for s in passing), reportable=reportable,
                              reasons=reasons, problems=check.problems, path=selection.result_path,
-                             policy=selection.policy, others=selection.others,
+                             policy=selection.policy, others=selection.others, source_digest=result.get("source_digest"),
                              outcomes={s["seed"]: bool(s["success"]) for s in passing})
     if not report.verified:  # steps and causes would come from files that changed
         return report
