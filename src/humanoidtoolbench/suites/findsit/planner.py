@@ -56,7 +56,8 @@ from .actions import (
     Action,
     parse_action,
 )
-from .metrics import CallUsage, DecisionRecord, call_usage
+from .metrics.recorded import CallUsage, DecisionRecord
+from .metrics.scoring import call_usage
 
 MAX_ATTEMPTS = 5
 BACKOFF_S = (1.0, 2.0, 4.0, 8.0)  # sleeps after failed attempts 1-4

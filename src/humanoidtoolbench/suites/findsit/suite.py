@@ -178,7 +178,9 @@ class FindSit(Suite):
         )
 
     def offline_report(self, runs):
-        from .metrics import format_summary, read_records, summarize
+        from .metrics.aggregate import summarize
+        from .metrics.files import read_records
+        from .metrics.markdown import format_summary
 
         import msgspec
 
