@@ -23,19 +23,12 @@ import humanoidtoolbench
 from humanoidtoolbench.suites.findsit.actions import FALLBACK_WALK, STOP, parse_action
 from humanoidtoolbench.suites.findsit.metrics import scoring
 from humanoidtoolbench.suites.findsit.metrics.recorded import CallUsage
-from humanoidtoolbench.suites.findsit.planner import (
-    BACKOFF_S,
-    ChatClient,
-    MAX_ATTEMPTS,
-    LanguageModelPlanner,
-    ModelConfig,
-    Observation,
-    PlannerError,
-    RandomPlanner,
-    api_key,
-    load_model_config,
-    parse_json_object,
-)
+from humanoidtoolbench.suites.findsit.planner.answers import parse_json_object
+from humanoidtoolbench.suites.findsit.planner.client import ChatClient
+from humanoidtoolbench.suites.findsit.planner.config import ModelConfig, PlannerError, api_key, load_model_config
+from humanoidtoolbench.suites.findsit.planner.interface import Observation
+from humanoidtoolbench.suites.findsit.planner.language_model import BACKOFF_S, MAX_ATTEMPTS, LanguageModelPlanner
+from humanoidtoolbench.suites.findsit.planner.random_planner import RandomPlanner
 
 GOAL = "Find the bed and move until your body is touching it. Finally, sit on the bed."
 IMAGE = np.zeros((448, 448, 3), dtype=np.uint8)
@@ -491,7 +484,8 @@ def test_the_random_planner_needs_no_openai():
     code = (
         "import sys; sys.modules['openai'] = None\n"
         "import numpy as np\n"
-        "from humanoidtoolbench.suites.findsit.planner import Observation, RandomPlanner\n"
+        "from humanoidtoolbench.suites.findsit.planner.interface import Observation\n"
+        "from humanoidtoolbench.suites.findsit.planner.random_planner import RandomPlanner\n"
         "p = RandomPlanner(); p.reset('goal', 1)\n"
         "print(p.decide(Observation(image=np.zeros((4, 4, 3), np.uint8), step=0)).action.name)\n"
     )
