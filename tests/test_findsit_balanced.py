@@ -137,7 +137,7 @@ def test_the_balanced_robot_sits_leaning_forward_and_stops_lowering_where_its_pe
     from humanoidtoolbench.suites.base import SUCCESS
     from humanoidtoolbench.suites.findsit import actions
     from humanoidtoolbench.suites.findsit.episode import SIT_PRESS_M
-    from humanoidtoolbench.suites.findsit.planner import Observation
+    from humanoidtoolbench.suites.findsit.planner.interface import Observation
     from humanoidtoolbench.suites.findsit.policies import OraclePlanner, _value
 
     ep = FindSitEpisode(CONDITIONS[0], 6, controller=BalancedController())

@@ -10,7 +10,7 @@ from scipy import ndimage
 
 from humanoidtoolbench.suites.findsit import actions
 from humanoidtoolbench.planning.navgrid import RESOLUTION, NavGrid
-from humanoidtoolbench.suites.findsit.planner import Observation
+from humanoidtoolbench.suites.findsit.planner.interface import Observation
 from humanoidtoolbench.suites.findsit.policies import EDGE_INSET_M, OraclePlanner, _clearance, _lookahead
 
 

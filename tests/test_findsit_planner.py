@@ -20,22 +20,15 @@ import numpy as np
 import pytest
 
 import humanoidtoolbench
-from humanoidtoolbench.suites.findsit import metrics
 from humanoidtoolbench.suites.findsit.actions import FALLBACK_WALK, STOP, parse_action
-from humanoidtoolbench.suites.findsit.metrics import CallUsage
-from humanoidtoolbench.suites.findsit.planner import (
-    BACKOFF_S,
-    ChatClient,
-    MAX_ATTEMPTS,
-    LanguageModelPlanner,
-    ModelConfig,
-    Observation,
-    PlannerError,
-    RandomPlanner,
-    api_key,
-    load_model_config,
-    parse_json_object,
-)
+from humanoidtoolbench.suites.findsit.metrics import scoring
+from humanoidtoolbench.suites.findsit.metrics.recorded import CallUsage
+from humanoidtoolbench.suites.findsit.planner.answers import parse_json_object
+from humanoidtoolbench.suites.findsit.planner.client import ChatClient
+from humanoidtoolbench.suites.findsit.planner.config import ModelConfig, PlannerError, api_key, load_model_config
+from humanoidtoolbench.suites.findsit.planner.interface import Observation
+from humanoidtoolbench.suites.findsit.planner.language_model import BACKOFF_S, MAX_ATTEMPTS, LanguageModelPlanner
+from humanoidtoolbench.suites.findsit.planner.random_planner import RandomPlanner
 
 GOAL = "Find the bed and move until your body is touching it. Finally, sit on the bed."
 IMAGE = np.zeros((448, 448, 3), dtype=np.uint8)
@@ -179,7 +172,7 @@ def test_a_decision_sends_one_image_message_and_sums_exact_tokens(provider, plan
         CallUsage(exact=True, input_tokens=1000, visible_output_tokens=100, reasoning_tokens=20),
         CallUsage(exact=True, input_tokens=800, visible_output_tokens=30, reasoning_tokens=0),
     ]
-    cost = metrics.cost([d.record(0, target_pixels=150)])
+    cost = scoring.cost([d.record(0, target_pixels=150)])
     assert (cost.input_tokens, cost.visible_output_tokens, cost.reasoning_tokens, cost.token_source) == (1800, 130, 20, "provider_exact")
 
     request = provider.requests[0]
@@ -222,7 +215,7 @@ def test_two_failures_then_success_are_three_attempts_with_backoff(provider, pla
     assert d.calls[0].output == "" and d.calls[0].error.startswith("InternalServerError")
     assert d.record(0, None).retries == 2
     # The failed transport attempt is estimated, the other two are exact.
-    assert metrics.cost([d.record(0, None)]).token_source == "mixed_exact_and_estimated"
+    assert scoring.cost([d.record(0, None)]).token_source == "mixed_exact_and_estimated"
 
 
 def test_five_planner_failures_walk_slowly_without_a_verifier(provider, planner, sleeps):
@@ -358,7 +351,7 @@ def test_a_reply_without_usage_is_estimated_at_four_characters_a_token(provider,
     assert call.usage == CallUsage(
         exact=False, input_tokens=math.ceil(len(call.prompt) / 4), visible_output_tokens=math.ceil(len(content) / 4)
     )
-    assert metrics.cost([d.record(0, None)]).token_source == "estimated_chars_div_4"
+    assert scoring.cost([d.record(0, None)]).token_source == "estimated_chars_div_4"
 
 
 def test_an_unknown_action_is_an_invalid_active_stop(provider, planner, capsys):
@@ -421,7 +414,7 @@ def test_the_random_planner_is_seeded_and_costs_nothing():
     assert [d.action for d in first] == [d.action for d in again] != [d.action for d in other]
     assert {d.action.id for d in first} == set(range(8))
     assert not any(d.action.invalid_action for d in first)
-    assert metrics.cost([d.record(i, None) for i, d in enumerate(first)]).token_source == "unavailable_no_calls"
+    assert scoring.cost([d.record(i, None) for i, d in enumerate(first)]).token_source == "unavailable_no_calls"
 
 
 def test_model_config_and_key(tmp_path):
@@ -491,7 +484,8 @@ def test_the_random_planner_needs_no_openai():
     code = (
         "import sys; sys.modules['openai'] = None\n"
         "import numpy as np\n"
-        "from humanoidtoolbench.suites.findsit.planner import Observation, RandomPlanner\n"
+        "from humanoidtoolbench.suites.findsit.planner.interface import Observation\n"
+        "from humanoidtoolbench.suites.findsit.planner.random_planner import RandomPlanner\n"
         "p = RandomPlanner(); p.reset('goal', 1)\n"
         "print(p.decide(Observation(image=np.zeros((4, 4, 3), np.uint8), step=0)).action.name)\n"
     )

@@ -31,9 +31,12 @@ from ...sim import look as looks
 from ...sim.simulation import Simulation, home_upper_pose
 from ..base import SUCCESS, Episode, StepResult, terminal_outcome
 from ...planning.navgrid import NavGrid, Rect
-from . import actions, metrics
+from . import actions
 from .apartments import build_apartment
 from .contract import DISCRETE_SKILL_V1, SKILL_STEPS, STOP_ID
+from .metrics.definitions import FRAME_RATE_HZ, INTERACT_CATEGORIES, NAV_RADIUS_M
+from .metrics.recorded import DYNAMIC, FIXED, Chunk, DecisionRecord, EpisodeData, Frame, RobotContact
+from .metrics.scoring import body_target_distance, interact_success
 from .profiles import PROFILES
 from .scene import EGO_CAMERA, EGO_SIZE, build_scene
 
@@ -124,9 +127,9 @@ class FindSitEpisode(Episode):
         self._sit_hold: float | None = None  # the height a sit's pelvis first touched something at, less SIT_PRESS_M
         for _ in range(SETTLE_STEPS):  # let clutter come to rest before the first image
             self.sim.step(decoupled_v1.decode(self._row))
-        self.decisions: list[metrics.DecisionRecord] = []
-        self.chunks: list[metrics.Chunk] = []
-        self._frames: list[metrics.Frame] = []
+        self.decisions: list[DecisionRecord] = []
+        self.chunks: list[Chunk] = []
+        self._frames: list[Frame] = []
         self._positions: dict[str, list[np.ndarray]] = {n: [] for n in self._dynamic.values()}
         self._commanded: list[np.ndarray] = []
         self.target_pixels: int | None = None
@@ -176,7 +179,7 @@ class FindSitEpisode(Episode):
         skill = SKILL_BY_ID[int(chunk[0, 0])]
         raw.update(step=len(self.decisions), skill=skill, target_pixels=self.target_pixels)
         raw.setdefault("visible_state", "")
-        self.decisions.append(msgspec.convert(raw, metrics.DecisionRecord))
+        self.decisions.append(msgspec.convert(raw, DecisionRecord))
         base = self.sim.base_pose()
         self._skill_start = (base.x, base.y, base.yaw)
         self._skill_upper = self._row[:31].copy()
@@ -228,7 +231,7 @@ class FindSitEpisode(Episode):
             self._record_frame()
             self._commanded.append(self._commanded_points())
             if step.k == SKILL_STEPS - 1:
-                self.chunks.append(metrics.Chunk(len(self.decisions) - 1, SKILL_BY_ID[step.skill_id], tuple(self._frames)))
+                self.chunks.append(Chunk(len(self.decisions) - 1, SKILL_BY_ID[step.skill_id], tuple(self._frames)))
             self.outcome = terminal_outcome(False, fallen)
             return StepResult({"steps": self.steps}, False, False, self.outcome)
         self.outcome = terminal_outcome(self._succeeded(), fallen) or STOPPED
@@ -243,13 +246,13 @@ class FindSitEpisode(Episode):
             r1, r2 = b1 in self._robot, b2 in self._robot
             if r1 != r2:
                 mine, other = (b1, b2) if r1 else (b2, b1)
-                kind = metrics.DYNAMIC if other in self._dynamic else metrics.FIXED
+                kind = DYNAMIC if other in self._dynamic else FIXED
                 name = m.body(other).name or "world"
                 local = (c.pos - d.xpos[mine]) @ d.xmat[mine].reshape(3, 3)
-                robot.append(metrics.RobotContact(m.body(mine).name, name, kind, float(c.pos[2]), float(local[2])))
+                robot.append(RobotContact(m.body(mine).name, name, kind, float(c.pos[2]), float(local[2])))
             elif b1 in self._dynamic and b2 in self._dynamic:
                 pairs.append((self._dynamic[b1], self._dynamic[b2]))
-        self._frames.append(metrics.Frame(tuple(robot), tuple(pairs)))
+        self._frames.append(Frame(tuple(robot), tuple(pairs)))
         for body, name in self._dynamic.items():
             self._positions[name].append(d.xpos[body].copy())
 
@@ -278,21 +281,21 @@ class FindSitEpisode(Episode):
         return np.array([self.apartment.furniture[g.object_id].aabb() for g in self.spec.goals])
 
     def _succeeded(self) -> bool:
-        near = metrics.body_target_distance(self.body_points(), self.target_aabbs()) <= metrics.NAV_RADIUS_M
-        if self.spec.object_category not in metrics.INTERACT_CATEGORIES:
+        near = body_target_distance(self.body_points(), self.target_aabbs()) <= NAV_RADIUS_M
+        if self.spec.object_category not in INTERACT_CATEGORIES:
             return near
-        return metrics.interact_success(self.chunks, self.targets, active_stop=True, is_interact=True)[0]
+        return interact_success(self.chunks, self.targets, active_stop=True, is_interact=True)[0]
 
-    def episode_data(self, planner: str = "") -> metrics.EpisodeData:
+    def episode_data(self, planner: str = "") -> EpisodeData:
         positions = {n: np.array(p).reshape(-1, 3) for n, p in self._positions.items() if p}
         commanded = np.array(self._commanded) if self._commanded else None
         if commanded is not None:  # 50 Hz control rows resampled to the metric's 30 frames/s
             t50 = np.arange(len(commanded)) / 50.0
-            t30 = np.arange(0.0, t50[-1] + 1e-9, 1.0 / metrics.FRAME_RATE_HZ)
+            t30 = np.arange(0.0, t50[-1] + 1e-9, 1.0 / FRAME_RATE_HZ)
             flat = commanded.reshape(len(commanded), -1)
             commanded = np.stack([np.interp(t30, t50, flat[:, k]) for k in range(flat.shape[1])], axis=1)
             commanded = commanded.reshape(len(t30), -1, 3)
-        return metrics.EpisodeData(
+        return EpisodeData(
             episode_id=self.spec.episode_id, scene_id=self.spec.scene_id, category=self.spec.object_category,
             decisions=self.decisions, chunks=self.chunks, final_body_points=self.body_points(),
             target_aabbs=self.target_aabbs(), targets=self.targets, floor_ray_hits_z=self.floor_hits,
@@ -314,8 +317,8 @@ class FindSitEpisode(Episode):
             "controller": self.controller.name,
             "pose": (base.x, base.y, base.yaw),
             "category": self.spec.object_category,
-            "interact": self.spec.object_category in metrics.INTERACT_CATEGORIES,
-            "target_distance": metrics.body_target_distance(self.body_points(), self.target_aabbs()),
+            "interact": self.spec.object_category in INTERACT_CATEGORIES,
+            "target_distance": body_target_distance(self.body_points(), self.target_aabbs()),
             "targets": [{"centre": g.centre, "yaw": g.yaw, "half_extents": g.half_extents, "backrest": g.backrest,
                          "seat_height": g.seat_height, "aabb": g.aabb(), "approach": approach}
                         for g, approach in zip(goals, self._approaches((base.x, base.y)))],
@@ -361,7 +364,7 @@ class FindSitEpisode(Episode):
 
     def _goal_cells(self, xy) -> list[tuple[int, int]]:
         """The view points of the targets; for a seat, its approach cell."""
-        if self.spec.object_category in metrics.INTERACT_CATEGORIES:
+        if self.spec.object_category in INTERACT_CATEGORIES:
             return [self.grid.cell(a) for a in self._approaches(xy)]
         return [self.grid.cell(vp.agent_state.position[:2]) for g in self.spec.goals for vp in g.view_points]
 

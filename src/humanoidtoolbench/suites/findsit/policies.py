@@ -21,7 +21,9 @@ from ...policies.reply import EPISODE_SEED_KEY
 from ...planning.navgrid import RESOLUTION
 from ..per_controller import PerController
 from . import actions
-from .planner import Decision, LanguageModelPlanner, Observation, RandomPlanner
+from .planner.interface import Decision, Observation
+from .planner.language_model import LanguageModelPlanner
+from .planner.random_planner import RandomPlanner
 
 IMAGE_KEY = "rgb_ego"
 MODEL_CONFIG_ENV = "HTB_MODEL_CONFIG"  # set by htb-eval --model-config
@@ -303,7 +305,8 @@ def _nearest_point(aabb, xy) -> tuple[float, float]:
 
 
 def _language_model():
-    from .planner import ChatClient, load_model_config
+    from .planner.client import ChatClient
+    from .planner.config import load_model_config
 
     path = os.environ.get(MODEL_CONFIG_ENV)
     if not path:

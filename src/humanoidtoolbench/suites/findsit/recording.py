@@ -13,7 +13,8 @@ import json
 from pathlib import Path
 
 from ...record.recorder import Sink
-from .metrics import METRICS_FILE, episode_metrics, write_episode_metrics
+from .metrics.files import METRICS_FILE, write_episode_metrics
+from .metrics.scoring import episode_metrics
 
 RUN_CONFIG = "evaluation_config.json"  # the run's settings and policy, written before any episode
 

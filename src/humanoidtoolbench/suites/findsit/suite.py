@@ -162,7 +162,7 @@ class FindSit(Suite):
 
     def check_model_config(self, path: Path) -> dict:
         """The `llm` planner's configuration, parsed and its key found, before any simulation."""
-        from .planner import api_key, model_identity, parse_model_config
+        from .planner.config import api_key, model_identity, parse_model_config
 
         try:
             data = path.read_bytes()
@@ -178,7 +178,9 @@ class FindSit(Suite):
         )
 
     def offline_report(self, runs):
-        from .metrics import format_summary, read_records, summarize
+        from .metrics.aggregate import summarize
+        from .metrics.files import read_records
+        from .metrics.markdown import format_summary
 
         import msgspec
 
