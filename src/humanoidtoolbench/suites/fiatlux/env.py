@@ -147,8 +147,8 @@ class FiatluxEnv(gym.Env):
         terminated = result.outcome is not None
         truncated = not terminated and self.episode.steps >= self.task.max_steps
         terms = dict(self.episode.terms)
-        info = {"outcome": result.outcome, "conjuncts": dict(self.episode.conjuncts), "step": self.episode.steps,
-                "stage": self.episode.stages[self.episode.stage].key, "success": bool(result.success),
+        info = {"outcome": result.outcome, "conjuncts": dict(self.episode.progress.conjuncts), "step": self.episode.steps,
+                "stage": self.episode.progress.current.key, "success": bool(result.success),
                 "reward_terms": terms}
         return self._observation(), float(sum(terms.values())), terminated, truncated, info
 

@@ -35,8 +35,8 @@ from ....control.contracts.joint_position import JOINT_NAMES
 from ....robot.joints import LEG_JOINTS
 from ....planning.navgrid import Rect
 from ....planning.skills import Context, Steps, hold_still
-from ..episode import GRIP_FINGERS, GRIP_POSE, PINCH_CURL
 from ..gates import LADDER_REACH
+from ..start import GRIP_FINGERS, GRIP_POSE, PINCH_CURL
 from .common import pose
 from .grab import glass_centre
 
