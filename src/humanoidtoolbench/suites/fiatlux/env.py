@@ -46,10 +46,10 @@ from gymnasium import spaces
 from ...control.contracts import get as get_contract
 from ...sim.render import CameraRenderer
 from ..rollout import Rollout
-from .observation import IMAGE_SIZE, LIDAR_AZIMUTHS, LIDAR_CHANNELS, PRIVILEGED_DIM, STATE_DIM
+from .observation import LIDAR_AZIMUTHS, LIDAR_CHANNELS, PRIVILEGED_DIM, STATE_DIM
 from .rewards import REWARDS
 from .rungs import RUNG_DIM
-from .suite import CAMERA, OBS_MODES, SUITE
+from .suite import CAMERA, IMAGE_SIZE, OBS_MODES, SUITE
 
 
 def _vector(n: int) -> spaces.Box:
