@@ -90,12 +90,12 @@ def targets(model: mujoco.MjModel, stance: dict, scene: mujoco.MjModel) -> np.nd
 def place(model: mujoco.MjModel, stance: dict, ep) -> None:
     """Set the scene's robot in the stance, its ladder frame mapped onto the episode's ladder."""
     m, d = ep.model, ep.data
-    yaw = ep.ladder_yaw
+    yaw = ep.placement.ladder_yaw
     c, s = math.cos(yaw), math.sin(yaw)
     rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
     q = stance["q"]
     base = m.jnt_qposadr[m.joint("floating_base_joint").id]
-    d.qpos[base : base + 3] = np.array([*ep.ladder_pos, 0.0]) + rot @ q[:3]
+    d.qpos[base : base + 3] = np.array([*ep.placement.ladder_pos, 0.0]) + rot @ q[:3]
     turn = np.array([math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)])
     mujoco.mju_mulQuat(d.qpos[base + 3 : base + 7], turn, q[3:7])
     for j in range(1, model.njnt):

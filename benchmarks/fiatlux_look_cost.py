@@ -25,8 +25,7 @@ import humanoidtoolbench  # noqa: F401  (headless GL before MuJoCo loads)
 import numpy as np
 
 from humanoidtoolbench.sim.render import CameraRenderer, backend_info
-from humanoidtoolbench.suites.fiatlux.observation import CAMERA
-from humanoidtoolbench.suites.fiatlux.suite import SUITE
+from humanoidtoolbench.suites.fiatlux.suite import CAMERA, SUITE
 
 sys.path.insert(0, os.path.dirname(__file__))
 from run import in_child, rate  # noqa: E402

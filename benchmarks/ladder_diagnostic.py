@@ -270,7 +270,7 @@ def s01(setting: Setting, seed: int) -> dict:
     finally:
         PLANS["S01"] = saved
     return {"seed": seed, "success": bool(result.success), "outcome": result.outcome, "steps": k + 1, **marks,
-            "ladder_moved_m": float(np.linalg.norm(ep.last.ladder_root[:2] - np.asarray(ep.ladder_pos)))}
+            "ladder_moved_m": float(np.linalg.norm(ep.last.ladder_root[:2] - np.asarray(ep.placement.ladder_pos)))}
 
 
 def horizon(setting: Setting) -> list[dict]:

@@ -19,8 +19,10 @@ from humanoidtoolbench.suites.base import FELL, SUCCESS, HoldCounter
 from humanoidtoolbench.suites.fiatlux import gates, props, seat
 from humanoidtoolbench.suites.fiatlux.bag import read_bag
 from humanoidtoolbench.suites.fiatlux.contract import JOINT_POSITION_V1, Q0_VECTOR
-from humanoidtoolbench.suites.fiatlux.episode import HAND_LINKS, FiatluxEpisode, termination
+from humanoidtoolbench.suites.fiatlux.episode import FiatluxEpisode
 from humanoidtoolbench.suites.fiatlux.gates import BulbState, Snapshot
+from humanoidtoolbench.suites.fiatlux.judging import termination
+from humanoidtoolbench.suites.fiatlux.observation import HAND_LINKS
 from humanoidtoolbench.suites.fiatlux.randomisation import Lighting, PropScale
 from humanoidtoolbench.suites.fiatlux.scoring import score_run
 from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY, CRUSHED, DROPPED, ERRAND, TASKS, TIPPED
@@ -80,15 +82,15 @@ def test_crate_interior_with_its_1mm_margin_and_rim():
     assert state.in_crate and holds("old_bulb_in_crate", ep.last)
     qa, _ = ep.free_adr["old_bulb"]
     ix = props.CRATE_INNER_HALF[0]
-    axis = np.array([math.cos(ep.crate_yaw), math.sin(ep.crate_yaw), 0.0])
+    axis = np.array([math.cos(ep.placement.crate_yaw), math.sin(ep.placement.crate_yaw), 0.0])
     # Slide the bulb along the crate's length until its tip is 0.9 mm, then 1.1 mm, beyond the wall's inner face.
     tip = props.BULB_MERIDIAN[-1][0]
     for beyond, inside in ((0.0009, True), (0.0011, False)):
-        root = np.array([*ep.crate_pos, ep.data.qpos[qa + 2]]) + axis * (ix + beyond - tip)
+        root = np.array([*ep.placement.crate_pos, ep.data.qpos[qa + 2]]) + axis * (ix + beyond - tip)
         ep.data.qpos[qa : qa + 3] = root
         mujoco.mj_forward(ep.model, ep.data)
         assert ep.snapshot().bulbs["old_bulb"].in_crate is inside
-    ep.data.qpos[qa : qa + 3] = [*ep.crate_pos, props.CRATE_SIZE[2] + 0.05]  # above the rim
+    ep.data.qpos[qa : qa + 3] = [*ep.placement.crate_pos, props.CRATE_SIZE[2] + 0.05]  # above the rim
     mujoco.mj_forward(ep.model, ep.data)
     assert not ep.snapshot().bulbs["old_bulb"].in_crate
 
@@ -309,49 +311,49 @@ def errand_episode():
 def test_errand_chains_the_twelve_gates_in_order_under_each_hold_window(errand_episode, monkeypatch):
     """Every conjunct reads a set the test controls; the advancing logic and the terminations are the episode's own."""
     ep = errand_episode
-    ep._start_stage(0)
+    ep.progress.start(0)
     truth: set[str] = set()
     monkeypatch.setattr(gates, "evaluate", lambda names, s: {n: n in truth for n in names})
     calm = snap(fresh=bulb(seated=True))  # standing, nothing dropped, crushed, tipped or unseated: no termination
 
     assert ERRAND.gate == tuple(f"{t.key}_passed" for t in TASKS) and ERRAND.max_steps == 72_000
     for k, task in enumerate(TASKS):
-        assert ep.stage == k and ep.passed == [True] * k + [False] * (12 - k)
+        assert ep.progress.stage == k and ep.progress.passed == [True] * k + [False] * (12 - k)
         truth.clear()
         truth.update(task.gate[:-1])  # all but one conjunct: no progress, however long
-        assert all(ep._judge(calm) == (False, False, None) for _ in range(60)) and ep.stage == k
+        assert all(ep.progress.judge(calm) == (False, False, None) for _ in range(60)) and ep.progress.stage == k
         truth.add(task.gate[-1])
         window = max(task.hold_steps, 1)
         for _ in range(window - 1):
-            assert ep._judge(calm) == (True, False, None) and ep.stage == k
+            assert ep.progress.judge(calm) == (True, False, None) and ep.progress.stage == k
         if window > 1:  # one broken step starts the window again
             truth.discard(task.gate[0])
-            ep._judge(calm)
+            ep.progress.judge(calm)
             truth.add(task.gate[0])
             for _ in range(window - 1):
-                ep._judge(calm)
-            assert ep.stage == k
+                ep.progress.judge(calm)
+            assert ep.progress.stage == k
         last = k == len(TASKS) - 1
-        assert ep._judge(calm) == (True, last, SUCCESS if last else None)
-    assert ep.passed == [True] * 12 and all(ep.conjuncts.values())
+        assert ep.progress.judge(calm) == (True, last, SUCCESS if last else None)
+    assert ep.progress.passed == [True] * 12 and all(ep.progress.conjuncts.values())
 
 
 def test_errand_gates_hold_on_real_conjuncts_and_each_stage_keeps_its_terminations(errand_episode):
     ep = errand_episode
-    ep._start_stage(0)
+    ep.progress.start(0)
     # S01 from a hand-made state: the placed ladder's tread stance within 0.67 m of the seat, grounded, at rest.
     ready = snap(tread_stance=np.array([3.0, 0.1, 1.967]), seat=np.array([3.0, 0.7, 2.236]), ladder_root=np.array([3.0, 0.0, 0.0]))
     for _ in range(49):
-        ep._judge(ready)
-    assert ep.stage == 0 and ep.stage_conjuncts == dict.fromkeys(BY_KEY["S01"].gate, True)
-    ep._judge(ready)
-    assert ep.stage == 1 and ep.passed[0]
+        ep.progress.judge(ready)
+    assert ep.progress.stage == 0 and ep.progress.stage_conjuncts == dict.fromkeys(BY_KEY["S01"].gate, True)
+    ep.progress.judge(ready)
+    assert ep.progress.stage == 1 and ep.progress.passed[0]
     # S02 has the tipped-ladder termination but no drop rule; S03 drops the old bulb below 0.15 m.
     low = snap(old=bulb(centre=np.array([0, 0, 0.1])))
-    assert ep._judge(low)[2] is None
-    ep._judge(snap(pelvis=np.array([3.0, 0.1, 1.95])))  # on the tread: S02 has no window
-    assert ep.stage == 2 and ep._judge(low)[2] == DROPPED
-    assert ep._judge(snap(pelvis=np.array([0, 0, 0.3])))[2] == FELL
+    assert ep.progress.judge(low)[2] is None
+    ep.progress.judge(snap(pelvis=np.array([3.0, 0.1, 1.95])))  # on the tread: S02 has no window
+    assert ep.progress.stage == 2 and ep.progress.judge(low)[2] == DROPPED
+    assert ep.progress.judge(snap(pelvis=np.array([0, 0, 0.3])))[2] == FELL
 
 
 def test_errand_zero_action_falls_in_its_first_stage_through_htb_eval_with_bag_and_score(tmp_path):

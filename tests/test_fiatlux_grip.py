@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from humanoidtoolbench.suites.fiatlux import gates
+from humanoidtoolbench.suites.fiatlux.observation import HAND_LINKS
 from humanoidtoolbench.suites.fiatlux.subtasks import TASKS
 from humanoidtoolbench.suites.fiatlux.suite import SUITE
 
@@ -30,7 +31,7 @@ def test_the_bulb_is_gripped_at_reset_and_not_crushed(task, bulb, seed):
     assert gates.HELD_FORCE < b.right_force and b.grip_force < gates.GLASS_LIMIT
     assert b.hand_bodies_over_1n >= 2  # fingers and palm, not the bulb's weight on one body
     if f"{bulb}_held" in task.gate:
-        assert ep.stage_conjuncts[f"{bulb}_held"]
+        assert ep.progress.stage_conjuncts[f"{bulb}_held"]
 
 
 @pytest.mark.parametrize("seed,mount", [(0, "ceiling"), (3, "wall")])
@@ -46,7 +47,8 @@ def test_the_cap_points_out_of_the_hand_the_way_the_socket_takes_it(seed, mount)
     assert float(R[:, 2] @ world["seat_axis"]) > np.cos(0.35)  # cap to glass along the socket's out axis
     cap = -R[:, 2]
     plug = d.site_xpos[m.site("fresh_bulb/plug").id]
-    hand = [g for g in range(m.ngeom) if m.geom_bodyid[g] in ep._hand_ids["right"] and m.geom_contype[g]]
+    right = {m.body(b).id for b in HAND_LINKS["right"]}
+    hand = [g for g in range(m.ngeom) if m.geom_bodyid[g] in right and m.geom_contype[g]]
     assert max(float((d.geom_xpos[g] - plug) @ cap) for g in hand) < 0.0
 
 

@@ -14,7 +14,8 @@ from humanoidtoolbench.sim import look as looks
 from humanoidtoolbench.sim import scene
 from humanoidtoolbench.sim.look import visual
 from humanoidtoolbench.suites.fiatlux import dressing, gallery, props
-from humanoidtoolbench.suites.fiatlux.episode import BULBS, FiatluxEpisode
+from humanoidtoolbench.suites.fiatlux.episode import FiatluxEpisode
+from humanoidtoolbench.suites.fiatlux.props import BULBS
 from humanoidtoolbench.suites.fiatlux.randomisation import HSV_JITTER, PALETTES, Appearance, draw_appearance
 from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY
 

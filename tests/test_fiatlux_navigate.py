@@ -10,7 +10,7 @@ import pytest
 from humanoidtoolbench.control.contracts.decoupled_v1 import JOINT_SLOTS
 from humanoidtoolbench.control.contracts.joint_position import JOINT_NAMES
 from humanoidtoolbench.suites.fiatlux import SUITE
-from humanoidtoolbench.suites.fiatlux.episode import GRIP_FINGERS, GRIP_POSE
+from humanoidtoolbench.suites.fiatlux.start import GRIP_FINGERS, GRIP_POSE
 from humanoidtoolbench.suites.fiatlux.expert import CHUNK, Expert
 from humanoidtoolbench.suites.fiatlux.expert import navigate as nav
 from humanoidtoolbench.suites.fiatlux.gates import BULB_APPROACH, LADDER_REACH

@@ -245,7 +245,7 @@ def test_the_climb_starts_facing_the_ladder_at_its_documented_distance_and_logs_
     obs, _ = env.reset(seed=2)
     ep = env.unwrapped.episode
     base = ep.controller.base_pose(ep.data)
-    to_ladder = ep.ladder_pos - [base.x, base.y]
+    to_ladder = ep.placement.ladder_pos - [base.x, base.y]
     assert np.linalg.norm(to_ladder) == pytest.approx(0.85, abs=0.002)  # no jitter without randomisation
     assert abs((math.atan2(to_ladder[1], to_ladder[0]) - base.yaw + math.pi) % (2 * math.pi) - math.pi) < 0.01
     assert obs["rung_forces"].shape == (12,) and not obs["rung_forces"].any()  # nothing touches the ladder yet

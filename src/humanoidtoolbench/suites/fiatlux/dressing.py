@@ -28,9 +28,9 @@ import trimesh
 from ...sim import scene
 from ...sim.look import Look, Wardrobe, visual
 from . import props
+from .props import BULBS
 from .randomisation import Appearance, PropScale
 
-BULBS = ("old_bulb", "fresh_bulb")
 # The spent bulb's glass is smoked grey, the fresh one's clear: a policy can tell them apart.
 GLASS_RGBA = {"old_bulb": (0.40, 0.38, 0.35, 0.62), "fresh_bulb": (0.95, 0.96, 0.94, 0.30)}
 BRASS = (0.80, 0.66, 0.38, 1.0)

@@ -46,10 +46,10 @@ from gymnasium import spaces
 from ...control.contracts import get as get_contract
 from ...sim.render import CameraRenderer
 from ..rollout import Rollout
-from .observation import IMAGE_SIZE, LIDAR_AZIMUTHS, LIDAR_CHANNELS, PRIVILEGED_DIM, STATE_DIM
+from .observation import LIDAR_AZIMUTHS, LIDAR_CHANNELS, PRIVILEGED_DIM, STATE_DIM
 from .rewards import REWARDS
 from .rungs import RUNG_DIM
-from .suite import CAMERA, OBS_MODES, SUITE
+from .suite import CAMERA, IMAGE_SIZE, OBS_MODES, SUITE
 
 
 def _vector(n: int) -> spaces.Box:
@@ -147,8 +147,8 @@ class FiatluxEnv(gym.Env):
         terminated = result.outcome is not None
         truncated = not terminated and self.episode.steps >= self.task.max_steps
         terms = dict(self.episode.terms)
-        info = {"outcome": result.outcome, "conjuncts": dict(self.episode.conjuncts), "step": self.episode.steps,
-                "stage": self.episode.stages[self.episode.stage].key, "success": bool(result.success),
+        info = {"outcome": result.outcome, "conjuncts": dict(self.episode.progress.conjuncts), "step": self.episode.steps,
+                "stage": self.episode.progress.current.key, "success": bool(result.success),
                 "reward_terms": terms}
         return self._observation(), float(sum(terms.values())), terminated, truncated, info
 

@@ -13,6 +13,7 @@ from typing import Callable
 
 import numpy as np
 
+from ...control.balanced.footsteps import wrap
 from ...control.base import FALL_HEIGHT, FALL_TILT
 
 LADDER_TILT = 0.6  # rad
@@ -82,8 +83,7 @@ class Snapshot:
 
 def _facing(s: Snapshot, target) -> bool:
     d = np.asarray(target)[:2] - s.pelvis[:2]
-    err = (np.arctan2(d[1], d[0]) - s.heading + np.pi) % (2 * np.pi) - np.pi
-    return abs(err) < FACING
+    return abs(wrap(np.arctan2(d[1], d[0]) - s.heading)) < FACING
 
 
 def _climbed(s: Snapshot) -> bool:

@@ -27,6 +27,7 @@ import numpy as np
 
 from ...control.contracts.joint_position import JOINT_NAMES
 from .contract import Q0_VECTOR
+from .suite import CAMERA
 
 NOISE = (("ang_vel", 3, 0.2), ("gravity", 3, 0.05), ("lin_vel", 3, 0.1), ("height", 1, 0.05),
          ("joint_pos", 43, 0.01), ("joint_vel", 43, 1.5))
@@ -36,8 +37,6 @@ HAND_LINKS = {side: (f"{side}_wrist_yaw_link", *(f"{side}_hand_{f}_link" for f i
 CONTACT_SCALE = 0.1
 STATE_DIM = sum(n for _, n, _ in NOISE) + 2 * HAND_BODIES * 3 + len(JOINT_NAMES)
 
-CAMERA = "head_d435"
-IMAGE_SIZE = 256
 CAMERA_FOV = 69.4  # degrees, horizontal = vertical for a square image
 CAMERA_MOUNT = ((0.0576, 0.0, 0.4299), math.radians(30.0))  # torso frame position, downward pitch
 LIDAR_SITE = "head_lidar"

@@ -25,6 +25,7 @@ TREAD_SIZE = (0.48, 0.40)  # m
 PLANK = 0.03  # thickness of steps and tread, m
 
 # -- bulb: A19, frame 0.036 m below the cap along its axis (the original's root lies outside it) --
+BULBS = ("old_bulb", "fresh_bulb")  # the spent bulb in the socket, the fresh one to put in
 BULB_MASS = 0.035  # kg
 PLUG_OFFSET = 0.036259  # m along the axis: where the cap meets the socket's seat
 # (z, r) outline of the revolved glass and cap, m; widest 0.0396 (79 mm bulb)

@@ -66,7 +66,7 @@ class BagSink(Sink):
             "terminated": bool(record.terminated),
             "truncated": bool(record.truncated),
             "step_in_episode": record.step,
-            **{f"gate_{k}": v for k, v in e.conjuncts.items()},
+            **{f"gate_{k}": v for k, v in e.progress.conjuncts.items()},
             "reward": sum(e.terms.values()),
             **{f"{REWARD_PREFIX}{k}": v for k, v in e.terms.items()},
         }

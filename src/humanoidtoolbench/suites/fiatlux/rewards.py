@@ -50,13 +50,14 @@ import mujoco
 import numpy as np
 
 from ...control.contracts.joint_position import JOINT_NAMES
+from ...sim.scene import CONTROL_DT
 from .contract import Q0_VECTOR
 from ..base import FELL
 from . import gates
 from .gates import Snapshot
 from .subtasks import CRUSHED, DROPPED, TIPPED
 
-DT = 0.02  # s, the control step every term is scaled by
+DT = CONTROL_DT  # s, the control step every term is scaled by
 D0_FLOOR = 1e-3  # m: a start distance below this is taken as this
 D_CLEAR = 0.10  # m: the old bulb's clearance from the seat that saturates its potential
 RECORD_STEP = 0.01  # m: the climbing record pays in whole centimetres

@@ -27,7 +27,7 @@ TIPPED, DROPPED, CRUSHED, UNSEATED = "ladder_tipped", "dropped", "crushed", "bul
 
 @dataclass(frozen=True)
 class Start:
-    robot: str  # a placement rule of episode.py
+    robot: str  # a placement rule of start.py
     ladder: str  # "zone" (its own zone, random yaw) or "anchor" (beside the fixture, facing it)
     old_bulb: str  # "seated", "grip" (in the right hand's fingers), "palm" (lying on the right hand), "crate"
     fresh_bulb: str  # "bench", "grip", "seated"

@@ -18,7 +18,7 @@ import numpy as np
 from .. import props
 from ....planning.kinematics import Reach
 from ....planning.skills import Context, Steps, glide, hold_still, wait
-from ..episode import PINCH_CURL
+from ..start import PINCH_CURL
 from .common import UP, heading_axes, move, pose
 
 LEAN = 0.55  # rad of waist pitch towards the bench: the bulb is about 0.6 m ahead of the pelvis

@@ -21,7 +21,7 @@ from .. import props
 from ....planning.kinematics import Reach
 from ....planning.skills import Context, Steps, glide, hold_still, wait
 from .common import heading_axes, move, pose
-from ..episode import GRIP_FINGERS
+from ..start import GRIP_FINGERS
 from .grab import HEIGHT, LEAN, PALM
 
 STANDOFF = 0.06  # m: the cap this far out along the socket's axis before it goes in

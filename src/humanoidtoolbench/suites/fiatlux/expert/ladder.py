@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import props
 from ....planning.kinematics import Reach
-from ....planning.skills import Context, Steps, glide, hold_still, together, wait
+from ....planning.skills import CONTROL_DT, Context, Steps, glide, hold_still, together, wait
 from .common import UP, move, pose
 from .navigate import ENGAGE, go, leg, settle
 
@@ -123,7 +123,7 @@ def drag(ctx: Context, speed: float = DRAG) -> Steps:
     to_go = float((np.asarray(world["seat"], float)[:2] - tread_centre(world)) @ back)
     start = tread_centre(world)
     ctx.cmd[32:36] = (-speed, 0.0, ENGAGE, heading)
-    for _ in range(round(DRAG_MAX_S / 0.02)):
+    for _ in range(round(DRAG_MAX_S / CONTROL_DT)):
         if float((tread_centre(ctx.obs.world) - start) @ back) >= to_go:
             break
         yield

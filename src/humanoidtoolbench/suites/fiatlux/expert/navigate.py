@@ -30,13 +30,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.sparse.csgraph import shortest_path
 
+from ....control.balanced.footsteps import wrap
 from ....control.contracts.decoupled_v1 import JOINT_SLOTS
 from ....control.contracts.joint_position import JOINT_NAMES
 from ....robot.joints import LEG_JOINTS
 from ....planning.navgrid import Rect
-from ....planning.skills import Context, Steps, hold_still
-from ..episode import GRIP_FINGERS, GRIP_POSE, PINCH_CURL
+from ....planning.skills import CONTROL_DT, Context, Steps, hold_still
 from ..gates import LADDER_REACH
+from ..start import GRIP_FINGERS, GRIP_POSE, PINCH_CURL
 from .common import pose
 from .grab import glass_centre
 
@@ -101,10 +102,6 @@ ERRANDS = {
     "S09": Errand(0.1, "ladder", 0.41, carries="fresh_bulb"),
 }
 BULB_SLIDE = (0.0, 0.1, -0.1, 0.2, -0.2)  # m along the edge, if the square spot is taken
-
-
-def wrap(a: float) -> float:
-    return (a + math.pi) % (2 * math.pi) - math.pi
 
 
 def footprints(world: dict) -> dict[str, Rect]:
@@ -241,7 +238,7 @@ def turn_to(ctx: Context, heading: float) -> Steps:
     progress ended as idle steps and the next turn began on them: 5 of S07's 8 falls in 20 seeds were
     in the turn to face the bulb."""
     ctx.cmd[32:36] = (0.0, 0.0, ENGAGE, wrap(heading))
-    for _ in range(round(TURN_TIMEOUT_S / 0.02)):
+    for _ in range(round(TURN_TIMEOUT_S / CONTROL_DT)):
         if abs(wrap(heading - ctx.obs.base[3])) < TURN_TOL / 2:
             break
         yield
@@ -255,10 +252,10 @@ def settle(ctx: Context) -> Steps:
     within a second."""
     ctx.cmd[32:36] = 0.0
     legs = []
-    window = round(STILL_S / 0.02)
-    for k in range(round(SETTLE_MAX_S / 0.02)):
+    window = round(STILL_S / CONTROL_DT)
+    for k in range(round(SETTLE_MAX_S / CONTROL_DT)):
         legs.append(np.asarray(ctx.obs.world["joints"], float)[LEG_INDEX])
-        if k * 0.02 >= SETTLE_S and np.abs(legs[-1] - legs[-1 - window]).max() < STILL:
+        if k * CONTROL_DT >= SETTLE_S and np.abs(legs[-1] - legs[-1 - window]).max() < STILL:
             break
         yield
 
@@ -275,7 +272,7 @@ def leg(ctx: Context, to: np.ndarray, speed: float) -> Generator[None, None, boo
     while (to - ctx.obs.base[:2]) @ np.array([math.cos(heading), math.sin(heading)]) >= STOP_AHEAD:
         if np.linalg.norm(to - ctx.obs.base[:2]) > RE_AIM:
             heading = math.atan2(*(to - ctx.obs.base[:2])[::-1])
-        now += float(np.clip(wrap(heading - now), -WALK_TURN_RATE * 0.02, WALK_TURN_RATE * 0.02))
+        now += float(np.clip(wrap(heading - now), -WALK_TURN_RATE * CONTROL_DT, WALK_TURN_RATE * CONTROL_DT))
         ctx.cmd[32:36] = (speed, 0.0, ENGAGE, wrap(now))
         walked = True
         yield
