@@ -1,6 +1,6 @@
 """The force budget of moving the ladder (S01): what each way of moving it asks, what the robot gives.
 
-    python benchmarks/ladder_budget.py [--part ladder|robot|horizon]   # all parts: about 10 min
+    python benchmarks/diagnostics/ladder_budget.py [--part ladder|robot|horizon]   # all parts: about 10 min
 
 Human-readable lines, then one JSON object. Four parts:
 

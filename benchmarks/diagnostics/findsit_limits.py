@@ -1,6 +1,6 @@
 """The base speeds the balanced robot sustains: the source of find-navigate-sit's `PROFILES["balanced"].limits`.
 
-    python benchmarks/findsit_limits.py [--spawns 12] [--seed 0]
+    python benchmarks/diagnostics/findsit_limits.py [--spawns 12] [--seed 0]
 
 Each command (forward, backward, sideways at a few speeds; a turn in place)
 runs 3 s from standing, then 1 s of a zero command, at random spawns (x, y

@@ -1,6 +1,6 @@
 """The balanced controller, measured: standing, reach, walking, pushes and cost.
 
-    python benchmarks/balance.py [--quick]
+    python benchmarks/diagnostics/balance.py [--quick]
 
 1. Standing 60 s with a constant command: pelvis drift and foot slip.
 2. The expert's largest reach (waist pitch 0.52, both arms forward, a

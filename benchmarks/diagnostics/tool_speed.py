@@ -1,6 +1,6 @@
 """How fast do tools move under the random baseline? The contact-model check of the tool-use suite.
 
-    python benchmarks/tool_speed.py [--conditions all-S] [--seeds 10000-10099] [--workers 2] [--controller assisted]
+    python benchmarks/diagnostics/tool_speed.py [--conditions all-S] [--seeds 10000-10099] [--workers 2] [--controller assisted]
 
 A hand that squeezes a tool against the bench must not shoot it away: a
 finger cannot store the energy to throw a 0.1-0.3 kg tool at more than a few

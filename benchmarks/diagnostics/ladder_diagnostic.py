@@ -1,9 +1,9 @@
 """What stops S01 (moving the ladder) at the protocol's robot, and on which settings it goes: a diagnostic.
 
-    python benchmarks/ladder_diagnostic.py --part walk  [--setting protocol] [--seeds 0,1,2]
-    python benchmarks/ladder_diagnostic.py --part drag  [--setting stiff-drag] [--seeds 0,1,2]
-    python benchmarks/ladder_diagnostic.py --part s01   --setting quarter-ladder-stiff-drag --seeds 100,101
-    python benchmarks/ladder_diagnostic.py --part horizon
+    python benchmarks/diagnostics/ladder_diagnostic.py --part walk  [--setting protocol] [--seeds 0,1,2]
+    python benchmarks/diagnostics/ladder_diagnostic.py --part drag  [--setting stiff-drag] [--seeds 0,1,2]
+    python benchmarks/diagnostics/ladder_diagnostic.py --part s01   --setting quarter-ladder-stiff-drag --seeds 100,101
+    python benchmarks/diagnostics/ladder_diagnostic.py --part horizon
 
 Every setting but `protocol` changes the robot or its controller, so nothing measured under it is
 reportable: it answers "what would it take", never "how well does it do". Human-readable lines,
