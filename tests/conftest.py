@@ -1,4 +1,4 @@
-"""Shared fixtures: an installed robot asset and small scene builders."""
+"""Shared fixtures: an installed robot asset (for every test not marked `no_robot`) and small scene builders."""
 
 from __future__ import annotations
 
@@ -17,12 +17,26 @@ SPAWN = BasePose(0.0, 0.0, contract.DEFAULT_BASE_HEIGHT, 0.3)
 HOME = home_upper_pose()
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(scope="session")
 def robot_asset():
     """Install the robot once (from HTB_ASSET_MIRROR or the pinned URLs) if it is not there."""
     if assets.check():
         assets.install()
     return assets.installed()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test needs the robot asset (it builds a simulation, directly or through a CLI) unless
+    its module says otherwise with `pytestmark = pytest.mark.no_robot`: those run offline, with no
+    asset and no HTB_ASSET_MIRROR. `robot_asset` goes first among a test's fixtures, so it is
+    installed before any module- or session-scoped fixture of the test builds a scene."""
+    for item in items:
+        names = getattr(item, "fixturenames", None)  # a doctest or another plugin's item may have none
+        if names is None or item.get_closest_marker("no_robot") is not None:
+            continue
+        if "robot_asset" in names:
+            names.remove("robot_asset")
+        names.insert(0, "robot_asset")
 
 
 def tool_use_server(policy, **kwargs) -> PolicyServer:

@@ -58,7 +58,7 @@ def test_the_arms_load_is_read_at_the_wrists_and_the_lean_balances_its_moment():
 @pytest.mark.parametrize("force", [[80.0, 0.0, 0.0], [-80.0, 0.0, 0.0], [0.0, 110.0, 0.0]], ids=["forward", "backward", "lateral"])
 def test_leaning_holds_a_steady_pull_that_fells_the_robot_without_it(force):
     """Without the lean the standing robot falls at about 50 N pulled forwards or backwards and 67 N
-    sideways (`benchmarks/balance.py`); leaning into the pull it stands, arms on their targets."""
+    sideways (`benchmarks/diagnostics/balance.py`); leaning into the pull it stands, arms on their targets."""
     sim, fell = pulled(force, 4.0)
     assert fell is None
     measured = state_of(sim)[:31]

@@ -10,6 +10,8 @@ import pytest
 from humanoidtoolbench.record.video import BackgroundEncoder, VideoWriter
 from humanoidtoolbench.robot.cameras import HEIGHT, WIDTH
 
+pytestmark = pytest.mark.no_robot  # builds no simulation: runs offline, with no robot asset
+
 
 def frames(n: int = 12) -> list[np.ndarray]:
     """Frames at the cameras' size: x264's output for tiny frames (64 x 36) can depend on

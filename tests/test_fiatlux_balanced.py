@@ -354,7 +354,7 @@ def test_after_a_large_turn_in_place_the_walk_off_stands():
 
 def test_on_the_research_servos_the_robot_leans_into_a_pull_at_its_wrists():
     """At S01's layout the standing robot fell at 27 N pulled forwards at both wrists before it
-    leaned into a load on its arms (`benchmarks/fiatlux.py --ladder`: now 94 N); 60 N, ramped in
+    leaned into a load on its arms (`benchmarks/diagnostics/fiatlux_balance.py --ladder`: now 94 N); 60 N, ramped in
     over 6 s and held for 2 s, is about what tipping the ladder from its steps takes there."""
     ep = episode("balanced", subtask="S01")
     c, d, m = ep.controller, ep.data, ep.model

@@ -27,6 +27,8 @@ from humanoidtoolbench.suites.fiatlux.scoring import (
 )
 from humanoidtoolbench.suites.fiatlux.weights import BY_TASK_ID, FACTORS, SUBTASKS, TOTAL_WEIGHT
 
+pytestmark = pytest.mark.no_robot  # builds no simulation: runs offline, with no robot asset
+
 # Table III of the paper, as published.
 TABLE_III = {
     "S01": 2.25, "S02": 3.00, "S03": 4.20, "S04": 4.50, "S05": 1.50, "S06": 1.80,

@@ -11,6 +11,8 @@ import pytest
 from humanoidtoolbench.record import files
 from humanoidtoolbench.record.files import write_bytes_atomic, write_json_atomic
 
+pytestmark = pytest.mark.no_robot  # builds no simulation: runs offline, with no robot asset
+
 
 def test_json_is_written_whole_with_the_permissions_of_any_new_file(tmp_path):
     path = write_json_atomic(tmp_path / "deep" / "result.json", {"b": 1, "a": [1.5]})

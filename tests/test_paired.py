@@ -12,6 +12,8 @@ from humanoidtoolbench.metrics.paired import Pairs, compare, holm, mcnemar_exact
 
 from recorded_runs import POLICY, episode, write_run
 
+pytestmark = pytest.mark.no_robot  # builds no simulation: runs offline, with no robot asset
+
 
 @pytest.mark.parametrize(
     "b, c, p",

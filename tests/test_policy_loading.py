@@ -10,6 +10,8 @@ import pytest
 from humanoidtoolbench.policies.errors import PolicyLoadError
 from humanoidtoolbench.policies.loader import load_policy
 
+pytestmark = pytest.mark.no_robot  # builds no simulation: runs offline, with no robot asset
+
 
 @pytest.fixture(autouse=True)
 def forget_imported_modules():

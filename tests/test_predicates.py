@@ -8,6 +8,8 @@ from humanoidtoolbench.suites.toolbench import fracture
 from humanoidtoolbench.suites.base import HoldCounter
 from humanoidtoolbench.suites.toolbench.metrics import inside_ring, lifted
 
+pytestmark = pytest.mark.no_robot  # builds no simulation: runs offline, with no robot asset
+
 
 @pytest.mark.parametrize("lift, ok", [(0.079, False), (0.080, True), (0.081, True), (-0.2, False)])
 def test_l0_lift_threshold(lift, ok):

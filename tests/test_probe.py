@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from humanoidtoolbench.record.probe import probe_video
 from humanoidtoolbench.record.video import VideoWriter
+
+pytestmark = pytest.mark.no_robot  # builds no simulation: runs offline, with no robot asset
 
 W, H = 64, 48
 

@@ -9,6 +9,8 @@ import humanoidtoolbench  # noqa: F401  (registers the environments)
 from humanoidtoolbench.suites.toolbench import registry
 from humanoidtoolbench.suites.toolbench import scenarios
 
+pytestmark = pytest.mark.no_robot  # builds no simulation: runs offline, with no robot asset
+
 
 def test_eighteen_conditions_in_run_order():
     names = [c.name for c in registry.CONDITIONS]

@@ -9,6 +9,8 @@ import pytest
 from humanoidtoolbench.digest import file_sha256
 from humanoidtoolbench.eval import provenance
 
+pytestmark = pytest.mark.no_robot  # builds no simulation: runs offline, with no robot asset
+
 SUITES = ("toolbench", "fiatlux", "findsit")
 
 

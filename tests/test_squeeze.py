@@ -22,6 +22,8 @@ from humanoidtoolbench.sim.scene import new_spec
 from humanoidtoolbench.suites.toolbench.bench import TOP, add_bench
 from humanoidtoolbench.suites.toolbench.props.tools import FAMILIES
 
+pytestmark = pytest.mark.no_robot  # builds no simulation: runs offline, with no robot asset
+
 PRESS_FORCE = 150.0  # N
 ARM_MASS = 1.5  # kg: the effective mass of a G1 forearm and hand behind the fingertip
 APPROACH_SPEED = 0.1  # m/s down onto the handle

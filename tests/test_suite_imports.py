@@ -7,7 +7,11 @@ import ast
 import shutil
 from pathlib import Path
 
+import pytest
+
 import humanoidtoolbench
+
+pytestmark = pytest.mark.no_robot  # builds no simulation: runs offline, with no robot asset
 
 PACKAGE_ROOT = Path(humanoidtoolbench.__file__).resolve().parent
 SUITES = "humanoidtoolbench.suites"

@@ -9,6 +9,8 @@ import pytest
 from humanoidtoolbench.eval import summary as summ
 from humanoidtoolbench.suites.toolbench.registry import CONDITIONS
 
+pytestmark = pytest.mark.no_robot  # builds no simulation: runs offline, with no robot asset
+
 
 def result(cond, successes, **changes):
     base = {

@@ -15,6 +15,8 @@ from humanoidtoolbench.record.records import EpisodeSummary, MetricsLine, VideoE
 from humanoidtoolbench.record.video import VideoWriter
 from humanoidtoolbench.robot.cameras import CAMERA_NAMES, HEIGHT, WIDTH
 
+pytestmark = pytest.mark.no_robot  # builds no simulation: runs offline, with no robot asset
+
 STEP = 10  # videos hold STEP + 1 frames
 MAX_STEPS = 20
 

@@ -10,6 +10,8 @@ import pytest
 
 from humanoidtoolbench.policies.wire import WireError, decode, encode
 
+pytestmark = pytest.mark.no_robot  # builds no simulation: runs offline, with no robot asset
+
 
 def test_round_trip_of_a_request():
     rng = np.random.default_rng(0)

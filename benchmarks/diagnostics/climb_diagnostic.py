@@ -1,6 +1,6 @@
 """On which settings a tread step becomes possible: a foot on step 0, the weight moved onto it, held.
 
-    python benchmarks/climb_diagnostic.py [--seed 0] [--move 2.0] [--hold 2.0]   # about 1 min
+    python benchmarks/diagnostics/climb_diagnostic.py [--seed 0] [--move 2.0] [--hold 2.0]   # about 1 min
 
 Not the protocol: the joint targets here leave `joint_position_v1`'s band (q0 +- 0.5 rad), so
 nothing measured is reportable. It answers how wide the band would have to be, and whether the

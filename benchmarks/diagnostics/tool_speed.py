@@ -1,6 +1,6 @@
 """How fast do tools move under the random baseline? The contact-model check of the tool-use suite.
 
-    python benchmarks/tool_speed.py [--conditions all-S] [--seeds 10000-10099] [--workers 2] [--controller assisted]
+    python benchmarks/diagnostics/tool_speed.py [--conditions all-S] [--seeds 10000-10099] [--workers 2] [--controller assisted]
 
 A hand that squeezes a tool against the bench must not shoot it away: a
 finger cannot store the energy to throw a 0.1-0.3 kg tool at more than a few
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import json
 import multiprocessing
 import sys
@@ -40,7 +41,7 @@ PLAUSIBLE = 3.0  # m/s: the line a squeezed tool must stay under
 HAND_WINDOW = 8  # physics steps (40 ms): how far back the fastest hand is looked for when a tool peaks
 
 
-def episode_peak(name: str, seed: int, controller: str) -> dict:
+def episode_peak(name: str, seed: int, controller: str, max_steps: int = MAX_STEPS) -> dict:
     """The largest tool/decoy speed (m/s) over one random-baseline episode, sampled every physics step."""
     episode = TaskEpisode(parse(name), seed, controller=make_controller(controller))
     m = episode.model
@@ -66,7 +67,7 @@ def episode_peak(name: str, seed: int, controller: str) -> dict:
     policy = RandomPolicy()
     request = {"history": {"reset": True}, EPISODE_SEED_KEY: seed}
     outcome, chunk, k = "timeout", None, 0
-    for step in range(MAX_STEPS):
+    for step in range(max_steps):
         if chunk is None or k == len(chunk):
             chunk, k = policy(request), 0
             request = {"history": {"reset": False}, EPISODE_SEED_KEY: seed}
@@ -89,16 +90,22 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--conditions", default="all-S", help="comma-separated conditions, or all-S (the nine S conditions)")
     parser.add_argument("--seeds", default="10000-10099", help="inclusive range A-B")
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2, help="worker processes (1: in this process)")
     parser.add_argument("--controller", default="assisted", choices=("assisted", "balanced"),
                         help="what executes the commands (default assisted: the measured table's)")
+    parser.add_argument("--steps", type=int, default=MAX_STEPS,
+                        help=f"at most this many control steps an episode (default {MAX_STEPS}, the protocol's; fewer: not the table's figures)")
     args = parser.parse_args(argv)
     names = [c.name for c in CONDITIONS if c.mode == "S"] if args.conditions == "all-S" else args.conditions.split(",")
     lo, hi = (int(s) for s in args.seeds.split("-"))
-    jobs = [(n, s, args.controller) for n in names for s in range(lo, hi + 1)]
+    jobs = [(n, s, args.controller, args.steps) for n in names for s in range(lo, hi + 1)]
     rows = []
-    with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
-        for i, row in enumerate(pool.imap_unordered(_run, jobs), 1):
+    with contextlib.ExitStack() as stack:
+        if args.workers > 1:
+            done = stack.enter_context(multiprocessing.get_context("spawn").Pool(args.workers)).imap_unordered(_run, jobs)
+        else:
+            done = map(_run, jobs)
+        for i, row in enumerate(done, 1):
             rows.append(row)
             print(f"[{i}/{len(jobs)}] {row['condition']} seed {row['seed']}: peak {row['peak_speed']:.2f} m/s "
                   f"at step {row['peak_step']}, hand {row['hand_speed']:.2f} m/s ({row['outcome']})", file=sys.stderr, flush=True)

@@ -1,6 +1,6 @@
 """The balanced controller, measured: standing, reach, walking, pushes and cost.
 
-    python benchmarks/balance.py [--quick]
+    python benchmarks/diagnostics/balance.py [--quick]
 
 1. Standing 60 s with a constant command: pelvis drift and foot slip.
 2. The expert's largest reach (waist pitch 0.52, both arms forward, a
@@ -22,7 +22,9 @@
    until the robot falls, over 10 seeds (at most 10 s).
 
 `--quick` shortens the standing run to 10 s, the bisection to 5 steps and
-the jumps to 3 seeds.
+the jumps to 3 seeds. `--smoke` runs every part once at a small fraction of
+its length (one walk, push, pull and jump seed of each kind, one bisection
+step), to show the script still runs: its figures mean nothing.
 Human-readable lines, then one JSON object.
 """
 
@@ -112,20 +114,20 @@ def reach() -> dict:
     return {"support_margin_m": margin, "hips_moved_back_m": -sim.base_pose().x, "fallen": sim.fallen()}
 
 
-def walk(vx=0.0, vy=0.0) -> dict:
+def walk(vx=0.0, vy=0.0, seconds=3.0, rest=2.0) -> dict:
     sim = robot_in_room(BalancedController())
     p0 = sim.base_pose()
-    ok = run(sim, row(vx=vx, vy=vy), 3.0)
+    ok = run(sim, row(vx=vx, vy=vy), seconds)
     p = sim.base_pose()
-    ok = ok and run(sim, row(), 2.0)
-    return {"vx": vx, "vy": vy, "dx_m": p.x - p0.x, "dy_m": p.y - p0.y, "stood_after": ok}
+    ok = ok and run(sim, row(), rest)
+    return {"vx": vx, "vy": vy, "seconds": seconds, "dx_m": p.x - p0.x, "dy_m": p.y - p0.y, "stood_after": ok}
 
 
-def turn() -> dict:
+def turn(seconds: float = 6.0) -> dict:
     sim = robot_in_room(BalancedController())
     cmd = contract.decode(row(flag=0.5, yaw=math.pi / 2))
     reached, worst = None, 0.0
-    for k in range(1, 6 * HZ + 1):
+    for k in range(1, int(round(seconds * HZ)) + 1):
         sim.step(cmd)
         err = abs(math.remainder(sim.base_pose().yaw - math.pi / 2, 2 * math.pi))
         if reached is None and err <= 0.05:
@@ -135,18 +137,18 @@ def turn() -> dict:
     return {"reached_s": reached, "max_error_after_rad": worst, "fallen": sim.fallen()}
 
 
-def height() -> dict:
+def height(seconds: float = 3.0) -> dict:
     sim = robot_in_room(BalancedController())
     cmd = contract.decode(row(height=0.64))
     reached = None
-    for k in range(1, 3 * HZ + 1):
+    for k in range(1, int(round(seconds * HZ)) + 1):
         sim.step(cmd)
         if reached is None and sim.base_pose().z <= 0.645:
             reached = k / HZ
     return {"reached_s": reached, "final_z_m": sim.base_pose().z, "fallen": sim.fallen()}
 
 
-def survives(force: np.ndarray, walking: bool) -> bool:
+def survives(force: np.ndarray, walking: bool, survive_s: float = SURVIVE_S) -> bool:
     sim = robot_in_room(BalancedController())
     c, d = sim.controller, sim.data
     pelvis = sim.model.body("pelvis").id
@@ -162,29 +164,29 @@ def survives(force: np.ndarray, walking: bool) -> bool:
         d.xfrc_applied[pelvis, :3] = force
         sim.step(cmd)
     d.xfrc_applied[pelvis] = 0.0
-    return run(sim, action, SURVIVE_S)
+    return run(sim, action, survive_s)
 
 
-def push_limit(direction, walking: bool, steps: int) -> float:
+def push_limit(direction, walking: bool, steps: int, survive_s: float = SURVIVE_S) -> float:
     """The largest impulse (N s) survived, bisecting the force over [0, 800] N."""
     lo, hi = 0.0, 800.0
     unit = np.array([*direction, 0.0])
     for _ in range(steps):
         mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if survives(mid * unit, walking) else (lo, mid)
+        lo, hi = (mid, hi) if survives(mid * unit, walking, survive_s) else (lo, mid)
     return lo * PUSH_S
 
 
 PULL_RAMP = 5.0  # N/s
 
 
-def pull_limit(direction) -> float | None:
+def pull_limit(direction, fmax: float = 200.0) -> float | None:
     """The horizontal force (N, split between the wrists) at which the standing robot falls, the
-    force ramped from 0 at PULL_RAMP; None if it holds 200 N."""
+    force ramped from 0 at PULL_RAMP; None if it holds `fmax`."""
     sim = robot_in_room(BalancedController())
     wrists = [sim.model.body(f"{s}_wrist_yaw_link").id for s in ("left", "right")]
     cmd = contract.decode(row())
-    for k in range(int(round(200.0 / PULL_RAMP * HZ))):
+    for k in range(int(round(fmax / PULL_RAMP * HZ))):
         force = PULL_RAMP * k / HZ
         sim.data.xfrc_applied[wrists, :3] = force / 2 * np.array([*direction, 0.0])
         sim.step(cmd)
@@ -193,7 +195,7 @@ def pull_limit(direction) -> float | None:
     return None
 
 
-def cost(seconds: float) -> dict:
+def cost(seconds: float, cycle_scale: int = 50) -> dict:
     """Controller time per control step (walking and turning), and env steps of a task scene per controller."""
     sim = robot_in_room(BalancedController())
     cmd = contract.decode(row(vx=0.3, flag=0.5, yaw=1.0))
@@ -204,7 +206,7 @@ def cost(seconds: float) -> dict:
         times.append(time.perf_counter() - t)
         mujoco.mj_step(sim.model, sim.data, 4)
     per_env_step = {}
-    cycle = [row(vx=0.3, flag=0.5, yaw=0.0)] * 100 + [row(flag=0.5, yaw=1.0)] * 100 + [row()] * 50
+    cycle = [row(vx=0.3, flag=0.5, yaw=0.0)] * (2 * cycle_scale) + [row(flag=0.5, yaw=1.0)] * (2 * cycle_scale) + [row()] * cycle_scale
     for name in ("assisted", "balanced"):
         ep = TaskEpisode(parse(DEFAULT_ENV), 1, make_controller(name))
         ep.reset()
@@ -228,13 +230,13 @@ JUMP_SETS = {
 JUMP_LIMIT_S = 10.0
 
 
-def jumps(slots: list[int], seed: int) -> float | None:
+def jumps(slots: list[int], seed: int, limit_s: float = JUMP_LIMIT_S) -> float | None:
     """Seconds until the fall with `slots` drawn anew every step (the rest at home), or None if it stands."""
     rng = np.random.default_rng(seed)
     lo, hi = (np.array([getattr(BY_NAME[JOINT_SLOTS[i]], b) for i in slots]) for b in ("lo", "hi"))
     sim = robot_in_room(BalancedController())
     upper = home_upper_pose()
-    for k in range(int(JUMP_LIMIT_S * HZ)):
+    for k in range(int(limit_s * HZ)):
         upper[slots] = rng.uniform(lo, hi)
         if not run(sim, row(upper=upper), 1 / HZ):
             return (k + 1) / HZ
@@ -244,41 +246,46 @@ def jumps(slots: list[int], seed: int) -> float | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="10 s standing, 5 bisection steps, 3 jump seeds")
+    parser.add_argument("--smoke", action="store_true", help="every part once, a small fraction of its length: the script runs, the figures mean nothing")
     args = parser.parse_args()
+    smoke = args.smoke
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
-    out = {"standing": standing(10.0 if args.quick else 60.0)}
+    out = {"standing": standing(1.0 if smoke else 10.0 if args.quick else 60.0)}
     s = out["standing"]
     print(f"standing {s['seconds']:.0f} s: pelvis drift {100 * s['pelvis_drift_m']:.2f} cm, foot slip {100 * s['foot_slip_m']:.2f} cm")
     out["reach"] = reach()
     print(f"largest reach + 0.15 kg tool: support margin {100 * out['reach']['support_margin_m']:.1f} cm, hips back {100 * out['reach']['hips_moved_back_m']:.1f} cm, fallen {out['reach']['fallen']}")
-    out["walk"] = [walk(vx=0.3), walk(vx=-0.3), walk(vy=0.2), walk(vy=-0.2)]
+    out["walk"] = [walk(vx=0.3, seconds=0.5, rest=0.5)] if smoke else [walk(vx=0.3), walk(vx=-0.3), walk(vy=0.2), walk(vy=-0.2)]
     for w in out["walk"]:
-        print(f"walk vx {w['vx']:+.1f} vy {w['vy']:+.1f} for 3 s: dx {w['dx_m']:+.3f} m, dy {w['dy_m']:+.3f} m, stood after {w['stood_after']}")
-    out["turn"], out["height"] = turn(), height()
+        print(f"walk vx {w['vx']:+.1f} vy {w['vy']:+.1f} for {w['seconds']:g} s: dx {w['dx_m']:+.3f} m, dy {w['dy_m']:+.3f} m, stood after {w['stood_after']}")
+    out["turn"], out["height"] = (turn(1.0), height(0.5)) if smoke else (turn(), height())
     print(f"heading +pi/2: within 0.05 rad after {out['turn']['reached_s']} s, then within {out['turn']['max_error_after_rad']:.3f} rad")
     print(f"height 0.74 -> 0.64: reached after {out['height']['reached_s']} s, final {out['height']['final_z_m']:.3f} m")
-    steps = 5 if args.quick else 8
+    steps = 1 if smoke else 5 if args.quick else 8
     out["push_Ns"] = {}
-    for label, direction, walking in (
+    pushes = (
         ("standing forward", (1, 0), False),
         ("standing backward", (-1, 0), False),
         ("standing lateral", (0, 1), False),
         ("walking forward", (1, 0), True),
         ("walking lateral", (0, 1), True),
-    ):
-        out["push_Ns"][label] = push_limit(direction, walking, steps)
+    )
+    for label, direction, walking in (pushes[0], pushes[3]) if smoke else pushes:
+        out["push_Ns"][label] = push_limit(direction, walking, steps, 0.5 if smoke else SURVIVE_S)
         print(f"push {label}: survives {out['push_Ns'][label]:.1f} N s")
     out["pull_N"] = {}
-    for label, direction in (("forward", (1, 0)), ("backward", (-1, 0)), ("lateral", (0, 1))):
-        out["pull_N"][label] = pull_limit(direction)
+    pulls, fmax = (("forward", (1, 0)), ("backward", (-1, 0)), ("lateral", (0, 1))), 10.0 if smoke else 200.0
+    for label, direction in pulls[:1] if smoke else pulls:
+        out["pull_N"][label] = pull_limit(direction, fmax)
         held = out["pull_N"][label]
-        print(f"pull {label} at both wrists: " + (f"falls at {held:.0f} N" if held is not None else "holds 200 N"))
-    out["cost"] = cost(5.0 if args.quick else 20.0)
+        print(f"pull {label} at both wrists: " + (f"falls at {held:.0f} N" if held is not None else f"holds {fmax:.0f} N"))
+    out["cost"] = cost(0.2, 5) if smoke else cost(5.0 if args.quick else 20.0)
     c = out["cost"]
     print(f"controller per control step: median {c['controller_ms_median']:.2f} ms, p95 {c['controller_ms_p95']:.2f} ms")
     print(f"env step: assisted {c['env_step_ms']['assisted']:.2f} ms, balanced {c['env_step_ms']['balanced']:.2f} ms, ratio {c['env_step_ratio']:.2f}")
-    out["jumps_fall_s"] = {name: [jumps(slots, seed) for seed in range(3 if args.quick else 10)] for name, slots in JUMP_SETS.items()}
+    seeds, limit = (1, 0.5) if smoke else (3 if args.quick else 10, JUMP_LIMIT_S)
+    out["jumps_fall_s"] = {name: [jumps(slots, seed, limit) for seed in range(seeds)] for name, slots in JUMP_SETS.items()}
     for name, falls in out["jumps_fall_s"].items():
         fell = sorted(f for f in falls if f is not None)
         span = f", after {fell[0]:.2f}-{fell[-1]:.2f} s (median {statistics.median(fell):.2f})" if fell else ""

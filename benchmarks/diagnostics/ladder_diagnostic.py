@@ -1,9 +1,9 @@
 """What stops S01 (moving the ladder) at the protocol's robot, and on which settings it goes: a diagnostic.
 
-    python benchmarks/ladder_diagnostic.py --part walk  [--setting protocol] [--seeds 0,1,2]
-    python benchmarks/ladder_diagnostic.py --part drag  [--setting stiff-drag] [--seeds 0,1,2]
-    python benchmarks/ladder_diagnostic.py --part s01   --setting quarter-ladder-stiff-drag --seeds 100,101
-    python benchmarks/ladder_diagnostic.py --part horizon
+    python benchmarks/diagnostics/ladder_diagnostic.py --part walk  [--setting protocol] [--seeds 0,1,2]
+    python benchmarks/diagnostics/ladder_diagnostic.py --part drag  [--setting stiff-drag] [--seeds 0,1,2]
+    python benchmarks/diagnostics/ladder_diagnostic.py --part s01   --setting quarter-ladder-stiff-drag --seeds 100,101
+    python benchmarks/diagnostics/ladder_diagnostic.py --part horizon
 
 Every setting but `protocol` changes the robot or its controller, so nothing measured under it is
 reportable: it answers "what would it take", never "how well does it do". Human-readable lines,
@@ -35,6 +35,9 @@ load; a closed grasp (`Grip`, a spring between each wrist and the ladder); the l
 inertia; and the drag's speed. `at_drag` waits with the robot's and
 the controller's changes until the lift is done, so the walk to the steps and the lift are the
 protocol's.
+
+`--smoke` shortens each walk and the drag to 1 s and the S01 episode to 100 control steps (the
+lift stays whole), to show the script runs: the figures mean nothing.
 """
 
 from __future__ import annotations
@@ -166,7 +169,7 @@ def episode(setting: Setting, seed: int):
     return ep
 
 
-def walk(setting: Setting, seed: int, vx: float) -> dict:
+def walk(setting: Setting, seed: int, vx: float, seconds: float = WALK_S) -> dict:
     ep = episode(setting, seed)
     c, d = ep.controller, ep.data
     upper = d.ctrl[c._slot_act].copy()
@@ -174,7 +177,7 @@ def walk(setting: Setting, seed: int, vx: float) -> dict:
     ahead = np.array([math.cos(heading), math.sin(heading)])
     start = d.xpos[c._pelvis, :2].copy()
     landing, phase, swing, fell = [], None, None, None
-    for k in range(int(WALK_S * 50)):
+    for k in range(int(seconds * 50)):
         ep.step(np.concatenate([upper, [0.74, vx, 0.0, ENGAGE, heading]]))
         sch = c.schedule
         if phase == "single" and sch.phase != "single":  # a touchdown: the step as made against the step planned
@@ -198,7 +201,7 @@ def placed_at_steps(setting: Setting, seed: int):
     return place(seed, episode(setting, seed))
 
 
-def drag(setting: Setting, seed: int) -> dict:
+def drag(setting: Setting, seed: int, drag_s: float = DRAG_S) -> dict:
     from ladder_budget import LIFT_STEPS, run_plan
 
     ep = placed_at_steps(setting, seed)
@@ -214,7 +217,7 @@ def drag(setting: Setting, seed: int) -> dict:
         if grip is not None:
             grip.hold()
         ctx.cmd[32:36] = (-setting.back, 0.0, ENGAGE, float(ctx.obs.base[3]))
-        yield from wait(ctx, DRAG_S)
+        yield from wait(ctx, drag_s)
 
     lb = ep.model.body("ladder").id
     gone, high = [0], [0.0]  # control steps of the drag with no hand on the ladder; its highest lift
@@ -232,7 +235,7 @@ def drag(setting: Setting, seed: int) -> dict:
         gone[0] += not held
         high[0] = max(high[0], float(ep.last.ladder_root[2]))
 
-    fell = run_plan(ep, lift_then_drag, LIFT_STEPS + round(DRAG_S * 50), each)
+    fell = run_plan(ep, lift_then_drag, LIFT_STEPS + round(drag_s * 50), each)
     if "lifted" not in seen:
         return {"seed": seed, "fell_at_s": fell, "lifted": False}
     s, t = seen["lifted"]
@@ -241,7 +244,8 @@ def drag(setting: Setting, seed: int) -> dict:
             "largest_lean_m": lean[0], "hands_off_s": gone[0] / 50, "highest_lift_cm": 100 * high[0]}
 
 
-def s01(setting: Setting, seed: int) -> dict:
+def s01(setting: Setting, seed: int, steps: int | None = None) -> dict:
+    """`steps`: at most this many control steps (None: the subtask's whole horizon)."""
     from humanoidtoolbench.suites.fiatlux.expert import PLANS, Expert
     from humanoidtoolbench.suites.fiatlux.expert.navigate import go
     from humanoidtoolbench.planning.skills import hold_still
@@ -261,7 +265,7 @@ def s01(setting: Setting, seed: int) -> dict:
     expert, saved = Expert(), PLANS["S01"]
     PLANS["S01"] = plan
     try:
-        for k in range(BY_KEY["S01"].max_steps):
+        for k in range(BY_KEY["S01"].max_steps if steps is None else min(steps, BY_KEY["S01"].max_steps)):
             if k % expert.chunk == 0:
                 rows = expert({"privileged": ep.privileged(), "history": {"reset": k == 0}, "state": {}})
             result = ep.step(rows[k % expert.chunk])
@@ -293,6 +297,7 @@ def main() -> None:
     parser.add_argument("--part", choices=("walk", "drag", "s01", "horizon"), required=True)
     parser.add_argument("--setting", choices=tuple(SETTINGS), default="protocol")
     parser.add_argument("--seeds", default="0,1,2", help="layout seeds, comma-separated")
+    parser.add_argument("--smoke", action="store_true", help="walks and the drag 1 s, S01 100 steps: the script runs, the figures mean nothing")
     args = parser.parse_args()
     try:
         seeds = [int(s) for s in args.seeds.split(",")]
@@ -300,6 +305,7 @@ def main() -> None:
         print(f"ladder_diagnostic: --seeds takes integers separated by commas, not {args.seeds!r}", file=sys.stderr)
         sys.exit(2)
     setting = SETTINGS[args.setting]
+    walk_s, drag_s, s01_steps = (1.0, 1.0, 100) if args.smoke else (WALK_S, DRAG_S, None)
     if args.part == "s01" and setting.grip:
         print(f"ladder_diagnostic: {args.setting} holds the ladder with a spring that nothing lets go: --part drag only", file=sys.stderr)
         sys.exit(2)
@@ -314,23 +320,23 @@ def main() -> None:
     for seed in seeds:
         if args.part == "walk":
             for vx in WALKS:
-                row = {"seed": seed, **walk(setting, seed, vx)}
+                row = {"seed": seed, **walk(setting, seed, vx, walk_s)}
                 rows.append(row)
-                print(f"  seed {seed}, vx {vx:+.2f} m/s: {'fell at %.1f s' % row['fell_at_s'] if row['fell_at_s'] else 'stands %.0f s' % WALK_S}, "
+                print(f"  seed {seed}, vx {vx:+.2f} m/s: {'fell at %.1f s' % row['fell_at_s'] if row['fell_at_s'] else 'stands %.0f s' % walk_s}, "
                       f"made {row['made_m_s']:+.3f} m/s, steps longer than planned by {row['landing_cm']} cm, pelvis pitch {row['pitch_end_rad']:+.2f} rad", flush=True)
         elif args.part == "drag":
-            row = drag(setting, seed)
+            row = drag(setting, seed, drag_s)
             rows.append(row)
             if row["lifted"]:
                 fell = row["fell_s_into_drag"]
                 print(f"  seed {seed}: lifted {row['lift_up_cm']:.1f} cm, hands carry {row['hands_carry_n']:.0f} N; dragged back at {setting.back} m/s: "
-                      f"{'fell %.1f s in' % fell if fell is not None else 'stands %.0f s' % DRAG_S}, the ladder moved {100 * row['ladder_moved_m']:.0f} cm, "
+                      f"{'fell %.1f s in' % fell if fell is not None else 'stands %.0f s' % drag_s}, the ladder moved {100 * row['ladder_moved_m']:.0f} cm, "
                       f"largest lean asked {100 * row['largest_lean_m']:.1f} cm; no hand on it {row['hands_off_s']:.1f} s, lifted at most "
                       f"{row['highest_lift_cm']:.1f} cm", flush=True)
             else:
                 print(f"  seed {seed}: fell at {row['fell_at_s']} s before the lift held", flush=True)
         else:
-            row = s01(setting, seed)
+            row = s01(setting, seed, s01_steps)
             rows.append(row)
             print(f"  seed {seed}: {'success' if row['success'] else row['outcome'] or 'timeout'} after {row['steps']} steps, "
                   f"the lift from {row.get('lift_s', math.nan):.0f} s, the drag from {row.get('drag_s', math.nan):.0f} s; "

@@ -1,6 +1,6 @@
 """Static joint torques of climbing the ladder (S02 up, S12 down) on the Fiatlux robot, against its limits.
 
-    python benchmarks/climb_budget.py [--json]   # about 1 min
+    python benchmarks/diagnostics/climb_budget.py [--json]   # about 1 min
 
 For each key stance of a climb, on a ladder at the origin with its steps facing -y (treads at
 0.47, 0.71, 0.94 m, each plank 0.12 m deep, the top tread at 1.18 m), the whole-body posture is
