@@ -4,6 +4,8 @@ results are kept in."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 from humanoidtoolbench import suites
 from humanoidtoolbench.cli import metrics as cli
@@ -75,3 +77,9 @@ def test_nothing_recorded_or_no_such_path_is_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"htb-metrics: no recorded results under {tmp_path}",
                    f"htb-metrics: no such file or directory: {tmp_path / 'missing'}"]
+
+
+def test_htb_metrics_still_loads_without_mujoco():
+    code = ("import sys; sys.modules['mujoco'] = None\n"
+            "from humanoidtoolbench.cli import metrics  # noqa: F401\n")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0

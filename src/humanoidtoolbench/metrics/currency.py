@@ -17,7 +17,6 @@ from functools import lru_cache
 from pathlib import Path
 
 from .. import suites
-from ..eval import provenance
 from ..eval.rundir import RESULT
 from ..suites import UnknownEnvironment
 
@@ -39,6 +38,9 @@ class Currency:
 
 @lru_cache(maxsize=None)
 def _suite_hashes(suite_name: str) -> tuple[tuple[str, str], ...]:
+    # Imported here: provenance reads MuJoCo's version, and the rest of htb-metrics runs without MuJoCo.
+    from ..eval import provenance
+
     return tuple(provenance.source_hashes(suites.get(suite_name)).items())
 
 
@@ -70,6 +72,8 @@ def _changed(recorded: dict, current: dict[str, str]) -> tuple[str, ...]:
 
 def check_file(path: Path) -> list[Currency]:
     """The rows of one results file; [] for a file of another shape."""
+    from ..eval.provenance import source_digest
+
     try:
         data = json.loads(path.read_text())
     except (OSError, UnicodeDecodeError, ValueError):
@@ -79,7 +83,7 @@ def check_file(path: Path) -> list[Currency]:
     found = []
     for condition, digest, hashes in _recorded(path, data):
         current = _current(condition)
-        now = None if current is None else provenance.source_digest(current)
+        now = None if current is None else source_digest(current)
         changed = _changed(hashes, current) if isinstance(hashes, dict) and current is not None else None
         found.append(Currency(path, condition, digest if isinstance(digest, str) else None, now, changed))
     return found
