@@ -22,7 +22,7 @@ SKILLS = 4  # 2 s: one skill alone is mostly the start-up and the pelvis' sway f
 
 
 def episode() -> FindSitEpisode:
-    ep = FindSitEpisode(CONDITIONS[0], EPISODE, controller=BalancedController())
+    ep = SUITE.make_episode(CONDITIONS[0], EPISODE, BalancedController(), "fast")
     ep.reset()
     return ep
 
@@ -96,7 +96,7 @@ def test_the_oracle_routes_the_balanced_robot_around_the_clutter_on_the_floor():
     seed = 41  # a start whose straight way crosses a basket
     paths = {}  # each controller's privileged route: its grid and path
     for controller in (AssistedController(), BalancedController()):
-        ep = FindSitEpisode(CONDITIONS[0], seed, controller=controller)
+        ep = SUITE.make_episode(CONDITIONS[0], seed, controller, "fast")
         ep.reset()
         paths[controller.name] = ep.privileged()
     clutter = NavGrid.build(ep.apartment, clutter=True)
@@ -116,7 +116,7 @@ def test_the_balanced_robot_carries_its_hands_in_through_every_skill():
         d, m = ep.data, ep.model
         return float(np.linalg.norm(d.xpos[m.body("left_wrist_yaw_link").id] - d.xpos[m.body("right_wrist_yaw_link").id]))
 
-    assisted = FindSitEpisode(CONDITIONS[0], EPISODE, controller=AssistedController())
+    assisted = SUITE.make_episode(CONDITIONS[0], EPISODE, AssistedController(), "fast")
     assisted.reset()
     ep = episode()
     assert np.array_equal(assisted._row[:31], home_upper_pose())  # the assisted robot keeps the home pose
@@ -140,7 +140,7 @@ def test_the_balanced_robot_sits_leaning_forward_and_stops_lowering_where_its_pe
     from humanoidtoolbench.suites.findsit.planner.interface import Observation
     from humanoidtoolbench.suites.findsit.policies import OraclePlanner, _value
 
-    ep = FindSitEpisode(CONDITIONS[0], 6, controller=BalancedController())
+    ep = SUITE.make_episode(CONDITIONS[0], 6, BalancedController(), "fast")
     ep.reset()
     oracle = OraclePlanner()
     oracle.reset("", 6)

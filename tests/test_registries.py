@@ -28,6 +28,7 @@ from humanoidtoolbench.robot.joints import BY_NAME
 from humanoidtoolbench.robot.variants import VARIANTS
 from humanoidtoolbench.sim.simulation import home_upper_pose
 from humanoidtoolbench.suites.findsit.policies import OraclePlanner
+from humanoidtoolbench.suites.findsit.profiles import SIT_HEIGHT_RANGE
 from humanoidtoolbench.suites.findsit.suite import SUITE as FINDSIT
 from humanoidtoolbench.suites.findsit.suite import FindSit
 from humanoidtoolbench.suites.toolbench import layout, registry
@@ -129,6 +130,18 @@ def test_a_controller_a_suite_runs_without_its_rows_fails_at_the_suites_construc
     suite = findsit_running("creeper")()
     episode = suite.make_episode(suite.conditions[0], 0, suite.make_controller("creeper"), "fast", "fast")
     assert episode.profile is profiles["assisted"]
+    assert episode.controller.height_range == SIT_HEIGHT_RANGE  # the row's fit, not a test of the class
+
+
+def test_an_episode_sets_its_controller_up_by_the_controllers_row(monkeypatch):
+    """What the skills need of a controller (sit heights, turn rates) comes from its PROFILES row alone."""
+    fitted = []
+    profiles, _ = FINDSIT.controller_tables
+    monkeypatch.setitem(profiles.rows, "balanced", dataclasses.replace(profiles["balanced"], fit=fitted.append))
+    controller = FINDSIT.make_controller("balanced")
+    FINDSIT.make_episode(FINDSIT.conditions[0], 0, controller, "fast", "fast")
+    assert fitted == [controller]
+    assert controller.tuning.height_range != SIT_HEIGHT_RANGE  # the balanced row's own fit did not run
 
 
 def test_the_oracle_plans_only_for_a_controller_with_a_row():

@@ -14,7 +14,6 @@ image counts the target's pixels.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import weakref
 
@@ -22,8 +21,6 @@ import mujoco
 import msgspec
 import numpy as np
 
-from ...control.assisted.assisted import AssistedController
-from ...control.balanced.balanced import BalancedController
 from ...control.base import BasePose
 from ...control.contracts import decoupled_v1
 from ...control.contracts.discrete_skill import SkillStep
@@ -41,10 +38,7 @@ from .profiles import PROFILES
 from .scene import EGO_CAMERA, EGO_SIZE, build_scene
 
 STOPPED = "stopped"  # an active stop that does not meet the success rule
-SIT_HEIGHT_RANGE = (0.35, 0.78)  # the pelvis may come down onto a seat
 SKILL_SECONDS = 0.5
-TURN_TIME_CONSTANT, TURN_RATE_MAX = 0.08, 6.0  # a 120 degree turn completes within its 0.5 s
-HEIGHT_RATE = 1.2  # m/s: a sit reaches its seat within the skill
 SETTLE_STEPS = 10
 SKILL_BY_ID = {spec.id: spec.skill for spec in actions.VOCABULARY}
 
@@ -80,27 +74,21 @@ def _wrap(a: float) -> float:
 
 
 class FindSitEpisode(Episode):
-    def __init__(self, condition, seed: int, controller=None, detail: str = "fast", look: str | None = None) -> None:
-        """`look`: how the scene is drawn (a name of `sim.look.LOOKS`; None: the protocol's)."""
-        from .suite import SUITE
-
+    def __init__(self, condition, seed: int, controller, look: str, detail: str = "fast") -> None:
+        """Made by the suite (`FindSit.make_episode`), which hands it the controller and the look (a name
+        of `sim.look.LOOKS`)."""
         self.condition = condition
         self.seed = int(seed)
         self.spec = condition.episode(self.seed)
         self.apartment = build_apartment(self.spec.apartment_index)
         if self.apartment.digest() != self.spec.apartment_digest:
             raise RuntimeError(f"apartment {self.spec.scene_id} no longer matches the split; regenerate the split")
-        self.controller = controller or AssistedController()
+        self.controller = controller
         self.profile = PROFILES[self.controller.name]
         self.limits = self.profile.limits
-        if isinstance(self.controller, AssistedController):
-            self.controller.height_range = SIT_HEIGHT_RANGE
-            self.controller.turn_time_constant, self.controller.turn_rate_max = TURN_TIME_CONSTANT, TURN_RATE_MAX
-            self.controller.height_rate = HEIGHT_RATE
-        elif isinstance(self.controller, BalancedController):
-            self.controller.tuning = dataclasses.replace(self.controller.tuning, height_range=SIT_HEIGHT_RANGE)
+        self.profile.fit(self.controller)
         self._carriage, self._sit_posture = carriage(self.controller.name), sit_posture(self.controller.name)
-        self.look = looks.get(look or SUITE.protocol.look)
+        self.look = looks.get(look)
         self.sim = Simulation(build_scene(self.apartment, self.controller, detail, self.look,
                                           (self.spec.scene_id, self.spec.episode_id)), self.controller)
         m = self.sim.model

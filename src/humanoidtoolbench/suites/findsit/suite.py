@@ -134,7 +134,7 @@ class FindSit(Suite):
     def make_episode(self, condition, seed: int, controller, detail: str, look: str | None = None):
         from .episode import FindSitEpisode
 
-        return FindSitEpisode(condition, seed, controller=controller, detail=detail, look=look)
+        return FindSitEpisode(condition, seed, controller, look or self.protocol.look, detail)
 
     def gallery(self):
         from .gallery import gallery
