@@ -46,7 +46,7 @@ def main() -> None:
     parser.add_argument("--subtask", default="S07")
     parser.add_argument("--seconds", type=float, default=10.0)
     args = parser.parse_args()
-    episode = FiatluxEpisode(BY_KEY[args.subtask], 0)
+    episode = SUITE.make_episode(BY_KEY[args.subtask], 0, SUITE.make_controller(SUITE.protocol.controller), "fast")
     episode.reset()
     bare = rate(episode, args.seconds)
     cams = SUITE.cameras

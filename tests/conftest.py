@@ -68,3 +68,10 @@ def run(sim: Simulation, action: np.ndarray, steps: int) -> None:
     cmd = contract.decode(action)
     for _ in range(steps):
         sim.step(cmd)
+
+
+def fiatlux_episode(task, seed: int, controller: str = "servo", **options):
+    """A Fiatlux episode as its suite makes it, on the protocol's servo robot unless named otherwise."""
+    from humanoidtoolbench.suites.fiatlux import SUITE as FIATLUX
+
+    return FIATLUX.make_episode(task, seed, FIATLUX.make_controller(controller), "fast", **options)

@@ -27,6 +27,8 @@ from humanoidtoolbench.suites.fiatlux.randomisation import Lighting, PropScale
 from humanoidtoolbench.suites.fiatlux.scoring import score_run
 from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY, CRUSHED, DROPPED, ERRAND, TASKS, TIPPED
 
+from conftest import fiatlux_episode
+
 
 def bulb(**over) -> BulbState:
     base = dict(pos=np.zeros(3), centre=np.array([0, 0, 1.0]), lin_vel=np.zeros(3), ang_vel=np.zeros(3), lowest=0.9,
@@ -76,7 +78,7 @@ def test_conjunct_at_its_threshold(name, below, above):
 
 def test_crate_interior_with_its_1mm_margin_and_rim():
     """The interior test on the real outline: inside the half-extents + 1 mm and below the 0.17 m rim."""
-    ep = FiatluxEpisode(BY_KEY["S07"], 0)
+    ep = fiatlux_episode(BY_KEY["S07"], 0)
     ep.reset()
     state = ep.last.bulbs["old_bulb"]
     assert state.in_crate and holds("old_bulb_in_crate", ep.last)
@@ -106,7 +108,7 @@ def test_hold_windows_are_counted_in_control_steps_and_reset_when_a_conjunct_bre
 
 @pytest.fixture(scope="module")
 def seated_episode():
-    ep = FiatluxEpisode(BY_KEY["S12"], 0)  # fresh bulb seated, old bulb in the crate
+    ep = fiatlux_episode(BY_KEY["S12"], 0)  # fresh bulb seated, old bulb in the crate
     ep.reset()
     return ep
 
@@ -224,7 +226,7 @@ def test_every_subtask_resets_without_penetration_or_nan_and_a_seed_is_one_layou
     for seed in range(10):
         rooms = set()
         for task in TASKS:
-            ep = FiatluxEpisode(task, seed)
+            ep = fiatlux_episode(task, seed)
             ep.reset()
             d = ep.data
             deepest, squeeze = overlaps(ep)
@@ -237,7 +239,7 @@ def test_every_subtask_resets_without_penetration_or_nan_and_a_seed_is_one_layou
 
 def test_same_seed_same_trajectory():
     def run(seed):
-        ep = FiatluxEpisode(BY_KEY["S07"], seed)
+        ep = fiatlux_episode(BY_KEY["S07"], seed)
         ep.reset()
         rng = np.random.default_rng(5)
         for _ in range(30):
@@ -265,7 +267,7 @@ def test_holding_q0_the_free_robot_falls_and_the_fall_ends_the_episode_in_the_ba
 
 
 def test_random_actions_fall_within_seconds():
-    ep = FiatluxEpisode(BY_KEY["S07"], 1)
+    ep = fiatlux_episode(BY_KEY["S07"], 1)
     ep.reset()
     rng = np.random.default_rng(0)
     for step in range(1, 251):
@@ -303,7 +305,7 @@ def test_gymnasium_environment_passes_the_checker_and_reports_its_outcome():
 
 @pytest.fixture(scope="module")
 def errand_episode():
-    ep = FiatluxEpisode(ERRAND, 0)
+    ep = fiatlux_episode(ERRAND, 0)
     ep.reset()
     return ep
 
@@ -374,7 +376,7 @@ def test_errand_zero_action_falls_in_its_first_stage_through_htb_eval_with_bag_a
 
 def test_errand_same_seed_same_trajectory():
     def run(seed):
-        ep = FiatluxEpisode(ERRAND, seed)
+        ep = fiatlux_episode(ERRAND, seed)
         ep.reset()
         rng = np.random.default_rng(2)
         for _ in range(20):
@@ -418,20 +420,20 @@ def scene_draws(ep: FiatluxEpisode) -> dict:
 
 
 def test_the_switch_turns_every_randomisation_off():
-    eps = [FiatluxEpisode(BY_KEY["S07"], seed, randomize=False, prop_scale=True) for seed in (0, 1)]
+    eps = [fiatlux_episode(BY_KEY["S07"], seed, randomize=False, prop_scale=True) for seed in (0, 1)]
     assert all(ep.lighting == Lighting() and ep.scale == PropScale() for ep in eps)
     a, b = (scene_draws(ep) for ep in eps)
     assert all(np.array_equal(a[k], b[k]) for k in a)
     assert a["tread"][2] == pytest.approx(props.TREAD_TOP - props.PLANK / 2) and a["seat"][2] == props.PLUG_OFFSET
     hand = eps[0].model.geom_friction[eps[0].model.body("right_hand_index_1_link").geomadr[0]][0]
-    assert hand == FiatluxEpisode(BY_KEY["S07"], 5, randomize=False).model.geom_friction[
+    assert hand == fiatlux_episode(BY_KEY["S07"], 5, randomize=False).model.geom_friction[
         eps[0].model.body("right_hand_index_1_link").geomadr[0]][0]
 
 
 def test_lights_and_prop_scale_differ_per_seed_within_the_original_ranges():
     draws = []
     for seed in range(4):
-        ep = FiatluxEpisode(BY_KEY["S07"], seed, prop_scale=True)
+        ep = fiatlux_episode(BY_KEY["S07"], seed, prop_scale=True)
         got, light, scale = scene_draws(ep), ep.lighting, ep.scale
         assert 600 / 1000 <= light.dome <= 1400 / 1000 and 800 / 1500 <= light.key <= 2200 / 1500
         # The compiled lights carry the draws: key / fill = (0.55 key) / (0.3 dome), whatever the tint.
@@ -446,13 +448,13 @@ def test_lights_and_prop_scale_differ_per_seed_within_the_original_ranges():
         assert got["plug"][2] == pytest.approx(props.PLUG_OFFSET * scale.fresh_bulb)
         draws.append((light.dome, light.key, scale.ladder, scale.socket, scale.fresh_bulb))
     assert all(len({d[k] for d in draws}) == 4 for k in range(5))  # every draw differs between seeds
-    assert FiatluxEpisode(BY_KEY["S07"], 0).scale == PropScale()  # prop scale only when asked for
+    assert fiatlux_episode(BY_KEY["S07"], 0).scale == PropScale()  # prop scale only when asked for
 
 
 def test_scaled_props_reset_without_penetration_with_seated_bulbs_on_the_seat():
     for seed in (0, 2):
         for task in (*TASKS, ERRAND):
-            ep = FiatluxEpisode(task, seed, prop_scale=True)
+            ep = fiatlux_episode(task, seed, prop_scale=True)
             ep.reset()
             deepest, squeeze = overlaps(ep)
             assert deepest > -0.005 and squeeze > -0.010, (task.key, seed)

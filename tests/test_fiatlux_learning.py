@@ -16,11 +16,12 @@ from humanoidtoolbench.cli import eval as eval_cli
 from humanoidtoolbench.record.records import BenchmarkResult, EpisodeSummary, read
 from humanoidtoolbench.suites.fiatlux import SUITE
 from humanoidtoolbench.suites.fiatlux.bag import read_bag
-from humanoidtoolbench.suites.fiatlux.episode import FiatluxEpisode
 from humanoidtoolbench.suites.fiatlux.observation import PRIVILEGED_DIM, STATE_DIM
 from humanoidtoolbench.suites.fiatlux.rewards import CLIMB_TERMS
 from humanoidtoolbench.suites.fiatlux.scoring import score_run
 from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY, CLIMB
+
+from conftest import fiatlux_episode
 
 ENV_IDS = [c.env_id for c in SUITE.listed]
 
@@ -63,12 +64,12 @@ def _qpos_digest(episode, steps: int, rng) -> str:
 
 
 def test_a_reset_episode_repeats_its_first_run_and_a_start_seed_draws_a_new_start():
-    fresh = FiatluxEpisode(BY_KEY["S03"], 5)
+    fresh = fiatlux_episode(BY_KEY["S03"], 5)
     fresh.reset()
     first = _qpos_digest(fresh, 40, np.random.default_rng(0))
     fresh.reset()
     assert _qpos_digest(fresh, 40, np.random.default_rng(0)) == first
-    other = FiatluxEpisode(BY_KEY["S03"], 5)
+    other = fiatlux_episode(BY_KEY["S03"], 5)
     other.reset()
     assert _qpos_digest(other, 40, np.random.default_rng(0)) == first
     fresh.reset(start_seed=77)

@@ -14,11 +14,11 @@ from humanoidtoolbench.sim import look as looks
 from humanoidtoolbench.sim import scene
 from humanoidtoolbench.sim.look import visual
 from humanoidtoolbench.suites.fiatlux import dressing, gallery, props
-from humanoidtoolbench.suites.fiatlux.episode import FiatluxEpisode
 from humanoidtoolbench.suites.fiatlux.props import BULBS
 from humanoidtoolbench.suites.fiatlux.randomisation import HSV_JITTER, PALETTES, Appearance, draw_appearance
 from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY
 
+from conftest import fiatlux_episode
 
 PROP_BODIES = ("ladder", "fixture", "crate", "workbench", *BULBS)
 
@@ -50,17 +50,17 @@ def test_appearance_draws_stay_near_a_palette_entry_and_differ_between_streams()
 
 
 def test_each_reset_draws_the_colours_the_dressed_scene_shows_and_the_switch_keeps_the_nominal_ones():
-    drawn = [FiatluxEpisode(BY_KEY["S07"], seed, look="standard") for seed in (0, 1)]
+    drawn = [fiatlux_episode(BY_KEY["S07"], seed, look="standard") for seed in (0, 1)]
     assert drawn[0].appearance != drawn[1].appearance
-    assert FiatluxEpisode(BY_KEY["S07"], 0, look="standard").appearance == drawn[0].appearance
-    assert FiatluxEpisode(BY_KEY["S02"], 0, look="standard").appearance != drawn[0].appearance  # a stream per subtask
+    assert fiatlux_episode(BY_KEY["S07"], 0, look="standard").appearance == drawn[0].appearance
+    assert fiatlux_episode(BY_KEY["S02"], 0, look="standard").appearance != drawn[0].appearance  # a stream per subtask
     for ep in drawn:
         m, a = ep.model, ep.appearance
         assert np.allclose(material_rgb(m, "ladder/back_leg1"), a["ladder_rails"][:3], atol=1e-4)
         assert np.allclose(material_rgb(m, "workbench/top"), a["bench_top"][:3], atol=1e-4)
         assert np.allclose(material_rgb(m, "floor"), a["floor"][:3], atol=1e-4)
         assert np.allclose(material_rgb(m, "wall_0"), a["walls"][:3], atol=1e-4)
-    nominal = FiatluxEpisode(BY_KEY["S07"], 1, look="standard", randomize=False)
+    nominal = fiatlux_episode(BY_KEY["S07"], 1, look="standard", randomize=False)
     assert nominal.appearance == Appearance()
     assert np.allclose(material_rgb(nominal.model, "ladder/back_leg1"), PALETTES["ladder_rails"][0], atol=1e-4)
 
@@ -69,7 +69,7 @@ def test_each_reset_draws_the_colours_the_dressed_scene_shows_and_the_switch_kee
 def test_start_states_and_the_start_jitter_do_not_depend_on_the_look(key, seed):
     """The colours come from their own generator: the task's generator (room tint, start jitter) has
     drawn the same numbers in both looks, and the reset (settles included) lands on the same state."""
-    fast, dressed = (FiatluxEpisode(BY_KEY[key], seed, look=look) for look in ("fast", "standard"))
+    fast, dressed = (fiatlux_episode(BY_KEY[key], seed, look=look) for look in ("fast", "standard"))
     for ep in (fast, dressed):
         ep.reset()
     assert fast.data.qpos.tobytes() == dressed.data.qpos.tobytes()
@@ -78,8 +78,8 @@ def test_start_states_and_the_start_jitter_do_not_depend_on_the_look(key, seed):
 
 
 def test_dressed_props_hide_only_the_geoms_a_visual_copy_draws():
-    fast = FiatluxEpisode(BY_KEY["S03"], 1, look="fast").model
-    dressed = FiatluxEpisode(BY_KEY["S03"], 1, look="standard").model
+    fast = fiatlux_episode(BY_KEY["S03"], 1, look="fast").model
+    dressed = fiatlux_episode(BY_KEY["S03"], 1, look="standard").model
     def hidden(m):
         bodies = {m.body(b).id for b in PROP_BODIES}
         return {m.geom(g).name for g in range(m.ngeom) if m.geom_bodyid[g] in bodies and m.geom_rgba[g][3] == 0.0}
@@ -129,8 +129,8 @@ def test_scaled_props_are_dressed_to_their_scale(seed):
         body = m.body("ladder").id
         return (d.geom_xpos[visual_geoms(m, "ladder")] - d.xpos[body]) @ d.xmat[body].reshape(3, 3)
 
-    ep = FiatluxEpisode(BY_KEY["S04"], seed, look="standard", prop_scale=True)
-    nominal = FiatluxEpisode(BY_KEY["S04"], seed, look="standard")
+    ep = fiatlux_episode(BY_KEY["S04"], seed, look="standard", prop_scale=True)
+    nominal = fiatlux_episode(BY_KEY["S04"], seed, look="standard")
     assert ep.scale.ladder != (1.0, 1.0, 1.0)
     assert np.allclose(ladder_parts(ep), ladder_parts(nominal) * np.array(ep.scale.ladder), atol=1e-9)
     m, d = ep.model, ep.data

@@ -49,7 +49,8 @@ from ..rollout import Rollout
 from .observation import LIDAR_AZIMUTHS, LIDAR_CHANNELS, PRIVILEGED_DIM, STATE_DIM
 from .rewards import REWARDS
 from .rungs import RUNG_DIM
-from .suite import CAMERA, IMAGE_SIZE, OBS_MODES, SUITE
+from .suite import SUITE
+from .views import CAMERA, IMAGE_SIZE, OBS_MODES
 
 
 def _vector(n: int) -> spaces.Box:
@@ -111,13 +112,11 @@ class FiatluxEnv(gym.Env):
 
     def _episode(self, scene_seed: int):
         """The episode of a scene seed, compiled once and kept while among the last `cache` used."""
-        from .episode import FiatluxEpisode
-
         episode = self._episodes.pop(scene_seed, None)
         if episode is None:
-            episode = FiatluxEpisode(self.task, scene_seed, controller=SUITE.make_controller(self.controller),
-                                     randomize=self.randomize, prop_scale=self.prop_scale, obs_mode=self.obs_mode,
-                                     look=self.look)
+            episode = SUITE.make_episode(self.task, scene_seed, SUITE.make_controller(self.controller), "fast",
+                                         look=self.look, randomize=self.randomize, prop_scale=self.prop_scale,
+                                         obs_mode=self.obs_mode)
             while len(self._episodes) >= self.cache:
                 self._episodes.popitem(last=False)
         self._episodes[scene_seed] = episode

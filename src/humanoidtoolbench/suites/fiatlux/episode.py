@@ -19,7 +19,6 @@ import numpy as np
 from ...control.base import Controller
 from ...control.contracts import get as get_contract
 from ...control.contracts.joint_position import JOINT_NAMES
-from ...control.servo import ServoController
 from ...sim import look as looks
 from ...sim.simulation import Simulation
 from ..base import Episode, StepResult
@@ -38,19 +37,20 @@ from .seat import MagneticSeat
 from .sensing import SnapshotSensor
 from .start import StartPlacer
 from .subtasks import FiatluxTask
-from .suite import OBS_MODES, SUITE
+from .views import OBS_MODES
 
 RETURN = "return"  # the metrics' running episode return; `return/<term>` per reward term
 
 
 class FiatluxEpisode(Episode):
-    def __init__(self, task: FiatluxTask, seed: int, controller: Controller | None = None,
+    def __init__(self, task: FiatluxTask, seed: int, controller: Controller, contract: str, look: str,
                  detail: str = "fast", randomize: bool = True, prop_scale: bool = False,
-                 obs_mode: str = "standard", look: str | None = None) -> None:
-        """`randomize=False` turns every randomisation off (lights, tint, jitter, hand friction, prop
-        scale); `prop_scale` scales the ladder, socket and fresh bulb per layout seed; `obs_mode` picks
-        what `observation()` gives (`OBS_MODES`); `look` is how the scene is drawn (a name of
-        `sim.look.LOOKS`; None: the protocol's)."""
+                 obs_mode: str = "standard") -> None:
+        """Made by the suite (`Fiatlux.make_episode`), which hands it the controller, the action contract
+        that controller executes and the look (a name of `sim.look.LOOKS`). `randomize=False` turns every
+        randomisation off (lights, tint, jitter, hand friction, prop scale); `prop_scale` scales the
+        ladder, socket and fresh bulb per layout seed; `obs_mode` picks what `observation()` gives
+        (`OBS_MODES`)."""
         if obs_mode not in OBS_MODES:
             raise ValueError(f"obs_mode {obs_mode!r}: use one of {', '.join(OBS_MODES)}")
         self.condition = task
@@ -64,13 +64,10 @@ class FiatluxEpisode(Episode):
         sx, sy, sz = self.scale.ladder
         self.tread_centre, self.tread_top = (props.TREAD_CENTRE[0] * sx, props.TREAD_CENTRE[1] * sy), props.TREAD_TOP * sz
         self.plug = {b: props.PLUG_OFFSET * self.scale.bulb(b) for b in BULBS}
-        self.controller = controller or ServoController()
-        wanted = SUITE.controller_class(self.controller.name)
-        if not isinstance(self.controller, wanted):  # e.g. the stiff balanced variant instead of the Fiatlux robot
-            raise ValueError(f"controller {self.controller.name!r} runs on the Fiatlux robot as {wanted.__name__}; make it with the suite's make_controller")
-        self.contract = get_contract(SUITE.contract_for(self.controller.name))
+        self.controller = controller
+        self.contract = get_contract(contract)
         self.placement = scene.place_props(self.layout, task.start.ladder, self.tread_centre)
-        self.look = looks.get(look or SUITE.protocol.look)
+        self.look = looks.get(look)
         # Colours of a dressed look, from their own generator: no other draw moves with them.
         drawn = randomize and self.look.dressed
         self.appearance = draw_appearance(generator(f"{task.key}/appearance", self.seed)) if drawn else Appearance()

@@ -27,7 +27,7 @@ import numpy as np
 
 from ...control.contracts.joint_position import JOINT_NAMES
 from .contract import Q0_VECTOR
-from .suite import CAMERA
+from .views import CAMERA
 
 NOISE = (("ang_vel", 3, 0.2), ("gravity", 3, 0.05), ("lin_vel", 3, 0.1), ("height", 1, 0.05),
          ("joint_pos", 43, 0.01), ("joint_vel", 43, 1.5))

@@ -29,11 +29,10 @@ from ...policies.request_schema import Array, Field, Object, RequestSchema, Stri
 from ..base import FELL, SUCCESS, TIMEOUT, Cameras, StandardProtocol, Suite
 from .contract import CONTRACTS, JOINT_POSITION_V1
 from .subtasks import BY_KEY, CLIMB, CRUSHED, DROPPED, ERRAND, TASKS, TIPPED, UNSEATED, FiatluxErrand, FiatluxTask
+from .views import CAMERA, IMAGE_SIZE, OBS_MODES
 
 IMAGE_KEY = "rgb_head"
-CAMERA = "head_d435"
 BAG_NAME = "bags/episode_*.h5"  # an episode's bag, among the files its summary records
-IMAGE_SIZE = 256
 # A request as a policy server checks it (the state's width and the scan's shape are the observation's).
 REQUEST_SCHEMA = RequestSchema(
     "fiatlux_request_v1",
@@ -48,7 +47,6 @@ REQUEST_SCHEMA = RequestSchema(
     ),
 )
 BASELINES = {JOINT_POSITION_V1.name: JOINT_POSITION_BASELINES, CONTRACTS["balanced"]: DECOUPLED_V1_BASELINES}
-OBS_MODES = ("standard", "privileged")
 # Why a run with an option off its standard value is not the protocol's.
 OPTION_REASONS = {
     "obs_mode": "privileged observation mode: the policy read simulator state",
@@ -109,9 +107,14 @@ class Fiatlux(Suite):
 
     def make_episode(self, condition: FiatluxTask, seed: int, controller, detail: str, look: str | None = None,
                      **options):
+        """The episode on `controller`, which must be of the class this suite binds its name to."""
         from .episode import FiatluxEpisode
 
-        return FiatluxEpisode(condition, seed, controller=controller, detail=detail, look=look, **options)
+        wanted = self.controller_class(controller.name)
+        if not isinstance(controller, wanted):  # e.g. the stiff balanced variant instead of the Fiatlux robot
+            raise ValueError(f"controller {controller.name!r} runs on the Fiatlux robot as {wanted.__name__}; make it with the suite's make_controller")
+        return FiatluxEpisode(condition, seed, controller, self.contract_for(controller.name), look or self.protocol.look,
+                              detail, **options)
 
     def gallery(self):
         from .gallery import gallery
