@@ -82,3 +82,38 @@ def test_a_borrowed_module_is_named_with_the_file_that_borrows_it(tmp_path):
         "suites/fiatlux/borrow.py:1 imports humanoidtoolbench.suites.findsit",
         "suites/findsit/borrow.py:5 imports humanoidtoolbench.suites.toolbench.expert",
     ]
+
+
+def reaches_suite_module(root: Path, suite: str) -> list[str]:
+    """The chain by which a suite's episode module reaches its own `suite.py`, through the suite's own
+    modules (empty: it does not). The suite makes the episode and hands it what it needs."""
+    package = f"{SUITES}.{suite}"
+    target, start = f"{package}.suite", f"{package}.episode"
+    files = {_module(root, p): p for p in (root / "suites" / suite).rglob("*.py")}
+    came_from, pending = {start: None}, [start]
+    while pending:
+        name = pending.pop()
+        if name == target:
+            chain = [name]
+            while came_from[chain[-1]] is not None:
+                chain.append(came_from[chain[-1]])
+            return chain[::-1]
+        for _, names in imports(root, files[name]):
+            for other in (n for n in names if n in files and n not in came_from and n != package):
+                came_from[other] = name
+                pending.append(other)
+    return []
+
+
+@pytest.mark.parametrize("suite", ["fiatlux", "findsit"])
+def test_an_episode_never_imports_its_suite(suite):
+    assert reaches_suite_module(PACKAGE_ROOT, suite) == []
+
+
+def test_an_episode_reaching_its_suite_is_named_by_its_chain(tmp_path):
+    root = tmp_path / "humanoidtoolbench"
+    shutil.copytree(PACKAGE_ROOT, root, ignore=shutil.ignore_patterns("__pycache__"))
+    views = root / "suites/fiatlux/views.py"
+    views.write_text(views.read_text() + "\n\ndef f():\n    from .suite import SUITE\n")
+    assert reaches_suite_module(root, "fiatlux")[-2:] == ["humanoidtoolbench.suites.fiatlux.views",
+                                                          "humanoidtoolbench.suites.fiatlux.suite"]
