@@ -42,7 +42,7 @@ STROLL = Timing(single=0.8, double=0.6, first=0.8, last=0.8, swing_height=0.03, 
 # All of the tilt (1.0) levelled the foot as well but fell at 0.1 and 0.15 m/s.
 # The research table damps the hips at 2 N m s/rad, and in a turn the swinging leg and the body's yaw
 # ring about the plan (a 0.6 s period; the foot lands up to 11 cm behind its place): +-1.4 rad turns
-# in place stood 7 of 12 at S07's start and 3 at S09's (`benchmarks/fiatlux.py --turns`). Damping
+# in place stood 7 of 12 at S07's start and 3 at S09's (`benchmarks/diagnostics/fiatlux_balance.py --turns`). Damping
 # the hip pitch 6 N m s/rad more, through the targets at the physics rate, 11 and 12; about the
 # planned joint velocity instead of zero, fewer. Sent once per 50 Hz command, it fell within a second.
 # A turn in place slides these feet off their plan (at S07's start, 1.4 rad left them 9 cm off and

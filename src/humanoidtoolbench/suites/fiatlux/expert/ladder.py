@@ -1,6 +1,6 @@
 """S01: move the ladder: lift its steps end on the backs of the hands and drag it on its back feet.
 
-What the physics allows (`benchmarks/ladder_budget.py`): pushed at any height the hands reach,
+What the physics allows (`benchmarks/diagnostics/ladder_budget.py`): pushed at any height the hands reach,
 the ladder tips about its far feet long before its four feet slide (mu W = 160 N); lifted under
 step 1's plank and pulled towards the robot, only the back feet drag, and the hands carry 91 N
 up and 23 N of pull (62 N, held still). The robot walks to the steps, makes fists, lowers and
@@ -9,7 +9,7 @@ floor (`lift`); then walks back, dragging the ladder on its back feet, to where 
 nearest the socket, and sets it down (`drag`). The walk back is what fails: the robot walks
 backwards on the research gains only at 0.03 m/s (it falls within 4-12 s at 0.05-0.1 m/s,
 unloaded), too slow for the horizon, and under the lifted ladder it falls within 5 s; on stiffer
-legs it walks back at 0.1 m/s but falls under the ladder too (`benchmarks/ladder_diagnostic.py`).
+legs it walks back at 0.1 m/s but falls under the ladder too (`benchmarks/diagnostics/ladder_diagnostic.py`).
 """
 
 from __future__ import annotations

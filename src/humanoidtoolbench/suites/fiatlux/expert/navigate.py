@@ -2,7 +2,7 @@
 
 On the research servos the balanced robot walks 30 s straight on at 0.07,
 0.1 and 0.13 m/s wherever the way is clear, and on 5 of 6 seeds falls
-within 9 s at the gait's 0.157 m/s (`benchmarks/fiatlux.py --walks`);
+within 9 s at the gait's 0.157 m/s (`benchmarks/diagnostics/fiatlux_balance.py --walks`);
 carrying a bulb at 0.13 m/s the fingers crushed or dropped it on 6 of 20
 S09 seeds, so the errands walk at 0.1. Starting again after a stop fell
 more often than walking on (an earlier controller, stop-and-go at S07),
