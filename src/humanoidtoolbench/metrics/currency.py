@@ -10,7 +10,6 @@ an `htb-eval` output's `summary.json`, and the JSON `htb-metrics --json` prints.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -19,6 +18,7 @@ from pathlib import Path
 from .. import suites
 from ..eval.rundir import RESULT
 from ..suites import UnknownEnvironment
+from .report import json_object
 
 SHAPES = (RESULT, "summary.json", "metrics.json")
 
@@ -37,19 +37,21 @@ class Currency:
 
 
 @lru_cache(maxsize=None)
-def _suite_hashes(suite_name: str) -> tuple[tuple[str, str], ...]:
+def _installed(suite_name: str) -> tuple[dict[str, str], str]:
+    """The installed code's per-file hashes of a suite and their digest, computed once per suite."""
     # Imported here: provenance reads MuJoCo's version, and the rest of htb-metrics runs without MuJoCo.
     from ..eval import provenance
 
-    return tuple(provenance.source_hashes(suites.get(suite_name)).items())
+    hashes = provenance.source_hashes(suites.get(suite_name))
+    return hashes, provenance.source_digest(hashes)
 
 
-def _current(condition: str) -> dict[str, str] | None:
+def _current(condition: str) -> tuple[dict[str, str], str] | None:
     try:
         cond = suites.parse(condition)
     except UnknownEnvironment:
         return None
-    return dict(_suite_hashes(cond.suite))
+    return _installed(cond.suite)
 
 
 def _recorded(path: Path, data: dict) -> Iterator[tuple[str, str | None, dict | None]]:
@@ -71,19 +73,11 @@ def _changed(recorded: dict, current: dict[str, str]) -> tuple[str, ...]:
 
 
 def check_file(path: Path) -> list[Currency]:
-    """The rows of one results file; [] for a file of another shape."""
-    from ..eval.provenance import source_digest
-
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, ValueError):
-        return []
-    if not isinstance(data, dict):
-        return []
+    """The rows of one results file; [] for a file that cannot be read or has another shape."""
+    data = json_object(path)
     found = []
     for condition, digest, hashes in _recorded(path, data):
-        current = _current(condition)
-        now = None if current is None else source_digest(current)
+        current, now = _current(condition) or (None, None)
         changed = _changed(hashes, current) if isinstance(hashes, dict) and current is not None else None
         found.append(Currency(path, condition, digest if isinstance(digest, str) else None, now, changed))
     return found
