@@ -2,7 +2,8 @@
 
 A puck on a rail is pushed by `decoupled_v1` slot 32 (forward velocity, in
 m/s); the episode succeeds once the puck has stayed past the finish line for
-five steps. Loaded through `HTB_SUITES=example_suite` with this folder on the
+five steps; its one episode option, `slippery` (`htb-eval --slippery`), lowers
+the rail's damping. Loaded through `HTB_SUITES=example_suite` with this folder on the
 import path; nothing in the package names it. It registers the package's
 `decoupled_v1`; `example_dial.py` is a second suite that brings a contract of
 its own.
@@ -19,6 +20,7 @@ import numpy as np
 from humanoidtoolbench.control.contracts import register
 from humanoidtoolbench.control.contracts.decoupled_v1 import DECOUPLED_V1
 from humanoidtoolbench.suites.base import Cameras, Episode, StandardProtocol, StepResult, Suite, terminal_outcome
+from humanoidtoolbench.suites.options import Option
 
 FINISH = 0.3  # m
 HOLD = 5  # steps
@@ -57,9 +59,11 @@ class PuckCondition:
 
 
 class PuckEpisode(Episode):
-    def __init__(self, condition: PuckCondition, seed: int) -> None:
+    def __init__(self, condition: PuckCondition, seed: int, slippery: bool = False) -> None:
         self.condition = condition
         self._model = mujoco.MjModel.from_xml_string(SCENE)
+        if slippery:
+            self._model.dof_damping[0] = 1.0
         self._data = mujoco.MjData(self._model)
         self.start = 0.05 * np.random.default_rng(seed).uniform(-1, 1)
         self.held = 0
@@ -98,13 +102,14 @@ class PuckSuite(Suite):
     cameras = Cameras(("overview",), "overview", *SIZE)
     contract = register(DECOUPLED_V1).name
     builtin_policies = {"pusher": "example_suite:push"}
+    options = (Option("slippery", (False, True), "lower the rail's damping", "rail damping lowered"),)
 
     @property
     def conditions(self):
         return (PuckCondition(),)
 
-    def make_episode(self, condition, seed, controller, detail, look=None):
-        return PuckEpisode(condition, seed)
+    def make_episode(self, condition, seed, controller, detail, look=None, slippery=False):
+        return PuckEpisode(condition, seed, slippery)
 
     def build_request(self, episode, image, reset):
         return {"image": {"overview": image}, "state": {"states": episode.state()[None]},

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import HOME, SPAWN, hold, make_sim, run, state_of
-from humanoidtoolbench.control.assisted.assisted import wrap
+from humanoidtoolbench.angles import wrap
 from humanoidtoolbench.control.contracts import decoupled_v1 as contract
 from humanoidtoolbench.robot import collision
 from humanoidtoolbench.robot.joints import BY_NAME

@@ -16,7 +16,7 @@ from humanoidtoolbench.policies.baselines import CHUNK, RandomPolicy, zero
 from humanoidtoolbench.policies.reply import EPISODE_SEED_KEY
 from humanoidtoolbench.robot.joints import BY_NAME
 from humanoidtoolbench.suites.toolbench.episode import TaskEpisode
-from humanoidtoolbench.suites.toolbench.expert import Expert
+from humanoidtoolbench.suites.toolbench.expert.policy import Expert
 from humanoidtoolbench.planning.kinematics import Kinematics
 from humanoidtoolbench.planning.skills import Context, Observation
 from humanoidtoolbench.suites.toolbench.expert.skills import bench_context
@@ -223,15 +223,22 @@ def test_the_heading_flag_drops_while_standing_only_where_the_caution_asks(contr
 
 
 def test_the_caution_table_has_a_row_for_each_controller_of_the_suite_and_refuses_any_other():
-    """A controller without a row is an error naming it and the rows there are, never the assisted plans."""
-    from humanoidtoolbench.planning.caution import NoCaution
+    """The suite checks the table when it is made; a controller without a row is an error naming it and the
+    rows there are, never the assisted plans."""
+    from humanoidtoolbench.suites.per_controller import MissingRow
     from humanoidtoolbench.suites.toolbench.expert.caution import CAUTIONS
-    from humanoidtoolbench.suites.toolbench.suite import SUITE
+    from humanoidtoolbench.suites.toolbench.suite import SUITE, ToolBench
 
-    assert set(CAUTIONS) == set(SUITE.controllers)
+    assert CAUTIONS in SUITE.controller_tables and set(CAUTIONS.rows) == set(SUITE.controllers)
     for controller in ("servo", None):
-        with pytest.raises(NoCaution, match=rf"^no caution for controller {controller!r}; the expert declares assisted, balanced$"):
+        with pytest.raises(MissingRow, match=rf"^tool-use expert CAUTIONS has no row for controller {controller!r} \(rows: assisted, balanced\)$"):
             bare_context(controller)
+
+    class WithAThird(ToolBench):
+        controllers = ("assisted", "balanced", "third")
+
+    with pytest.raises(MissingRow, match="tool-use expert CAUTIONS has no row for controller 'third'"):
+        WithAThird()
 
 
 def bare_context(controller: str) -> Context:

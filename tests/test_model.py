@@ -169,11 +169,10 @@ def test_model_flags_are_checked(tmp_path, capsys):
     assert "--policy and --model are alternative" in one_line_exit_2(["--model", str(repo), "--policy", "zero"], capsys)
     assert "--revision goes with --model" in one_line_exit_2(["--policy", "zero", "--revision", "main"], capsys)
     assert "--device must be auto, cpu or cuda:N" in one_line_exit_2(["--model", str(repo), "--device", "gpu"], capsys)
-    assert "the fiatlux suite on servo shows head_d435 and takes joint_position_v1" in one_line_exit_2(
-        ["S01", "--model", str(repo)], capsys
-    )
-    # On balanced Fiatlux takes decoupled_v1 commands, but from another camera than a model's.
-    assert "the fiatlux suite on balanced shows head_d435 and takes decoupled_v1" in one_line_exit_2(
+    assert ("the fiatlux suite on servo takes joint_position_v1 and sends fiatlux_request_v1 requests, without "
+            "image.rgb_head_stereo_left") in one_line_exit_2(["S01", "--model", str(repo)], capsys)
+    # On balanced Fiatlux takes decoupled_v1 commands, but sends another camera's image than the model reads.
+    assert "the fiatlux suite on balanced sends fiatlux_request_v1 requests, without image.rgb_head_stereo_left" in one_line_exit_2(
         ["S07", "--model", str(repo), "--controller", "balanced"], capsys
     )
 
@@ -327,6 +326,40 @@ def test_tiny_model_end_to_end_through_htb_serve(family, repos, offline, tmp_pat
     info = result_of(out)["policy_info"]
     assert info["transport"] == "http" and info["policy"] == f"model:{family}"
     assert info["weights_sha256"] == info["model"]["weights_sha256"] and info["checkpoint"].startswith("sha256:")
+
+
+def test_a_ppo_checkpoint_is_served_for_fiatlux_and_refused_by_the_tool_use_suite(tmp_path, capsys):
+    """The fit of a model to a suite is the model's contract and request fields against the suite's: a PPO actor
+    of Fiatlux's state vector serves Fiatlux (servo, joint_position_v1) and is refused by tool use in one line."""
+    import gymnasium as gym
+
+    from humanoidtoolbench.cli import serve as serve_cli
+    from humanoidtoolbench.suites.fiatlux.suite import SUITE as FIATLUX
+    from humanoidtoolbench.suites.fiatlux.subtasks import BY_KEY
+
+    with gym.make(BY_KEY["S01"].env_id) as env:
+        width = env.observation_space["state"].shape[0]
+    repo = tiny_models.ppo_repo(tmp_path / "ppo", width, FIATLUX.action_contract("servo").action_dim)
+    assert serve_cli.main(["--model", str(repo)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and ("htb-serve: --model: this PPO model answers joint_position_v1 and reads state.states; "
+                                     "the toolbench suite on balanced takes decoupled_v1") in err
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(eval_cli.__file__).parents[2]), os.environ.get("PYTHONPATH", "")])}
+    cmd = [sys.executable, "-m", "humanoidtoolbench.cli.serve", "--suite", "fiatlux", "--model", str(repo), "--device", "cpu",
+           "--port", str(port)]
+    server = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        line = server.stdout.readline()
+        assert line.startswith("serving policy 'model:ppo'"), line + server.stdout.read() if server.poll() is not None else line
+        out = tmp_path / "out"
+        assert eval_cli.main(["S01", "--host", "127.0.0.1", "--port", str(port), *FAST, "--output", str(out)]) == 0
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    [path] = out.glob("*/run-*/benchmark_result.json")
+    info = json.loads(path.read_text())["policy_info"]
+    assert info["policy"] == "model:ppo" and info["transport"] == "http" and info["checkpoint"].startswith("sha256:")
 
 
 def test_an_uncached_text_encoder_offline_is_one_line(tmp_path, offline, capsys):

@@ -65,7 +65,6 @@ def test_the_buffer_must_hold_a_largest_body(capsys):
     [
         (["--suite", "nope"], "htb-serve: unknown suite 'nope'"),
         (["--suite", "fiatlux", "--controller", "assisted"], "htb-serve: --controller assisted: the fiatlux suite's commands run on"),
-        (["--suite", "fiatlux", "--model", "some/model"], "htb-serve: --model loads models that read toolbench_request_v1"),
         (["--suite", "fiatlux"], "htb-serve: name a --policy: MODULE:FUNCTION, path/to/file.py:FUNCTION or a built-in (zero, random, expert)"),
     ],
 )

@@ -105,7 +105,7 @@ def reaches_suite_module(root: Path, suite: str) -> list[str]:
     return []
 
 
-@pytest.mark.parametrize("suite", ["fiatlux", "findsit"])
+@pytest.mark.parametrize("suite", ["toolbench", "fiatlux", "findsit"])
 def test_an_episode_never_imports_its_suite(suite):
     assert reaches_suite_module(PACKAGE_ROOT, suite) == []
 

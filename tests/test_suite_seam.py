@@ -72,6 +72,21 @@ def test_the_example_suite_runs_resumes_and_reports(example, tmp_path, capsys):
     assert "| PuckPush-v0 | 3/3 |" in capsys.readouterr().out
 
 
+def test_a_suites_own_option_is_an_htb_eval_flag_and_makes_the_run_diagnostic(example, tmp_path, capsys):
+    """The example suite's `slippery` (declared in the suite alone) becomes `--slippery`; the run records it."""
+    with pytest.raises(SystemExit):
+        eval_cli.main(["--help"])
+    assert "--slippery" in capsys.readouterr().out
+    out = tmp_path / "out"
+    assert eval_cli.main([*ARGS, "--slippery", "--episodes", "1", "--output", str(out)]) == 0
+    result = result_of(out)
+    assert result.configuration["options"] == {"slippery": True}
+    assert not result.reportable and "rail damping lowered" in result.reasons
+    capsys.readouterr()
+    assert eval_cli.main(["G1BallMove-L0-S", "--policy", "zero", "--slippery", "--dry-run"]) == 2
+    assert "--slippery: the toolbench suite's episodes have no such option (example's have)" in capsys.readouterr().err
+
+
 def test_the_example_suite_resumes_an_interrupted_run(example, tmp_path, capsys):
     out = tmp_path / "out"
     assert eval_cli.main([*ARGS, "--output", str(out), "--episodes", "2"]) == 0
@@ -134,3 +149,33 @@ def test_a_suite_with_its_own_contract_runs_in_process_and_over_http(dial, tmp_p
     assert http.policy_info["server_info"]["request_schema"] == "example_dial_request_v1"
     local = read(next((tmp_path / "local").glob("DialTurn-v0/run-*/benchmark_result.json")), BenchmarkResult)
     assert [o["step"] for o in http.outcomes] == [o["step"] for o in local.outcomes]  # float32 on the wire, same steps
+
+
+def test_a_subclassed_suite_with_a_controller_of_its_own_runs_its_episodes():
+    """Each suite's episode takes the controller and look its suite hands it, so a subclass that binds a new
+    controller name (with a row in every per-controller table) runs episodes without editing the suite."""
+    from humanoidtoolbench.control.assisted.assisted import AssistedController
+    from humanoidtoolbench.suites.per_controller import PerController
+    from humanoidtoolbench.suites.rollout import Rollout
+    from humanoidtoolbench.suites.toolbench.expert.caution import CAUTIONS
+    from humanoidtoolbench.suites.toolbench.registry import parse
+    from humanoidtoolbench.suites.toolbench.suite import ToolBench
+
+    class Slow(AssistedController):
+        name = "slow"
+
+    class WithSlow(ToolBench):
+        controllers = ("assisted", "balanced", "slow")
+        controller_tables = (PerController("CAUTIONS with slow", {**CAUTIONS.rows, "slow": CAUTIONS["assisted"]}),)
+
+        def controller_class(self, name):
+            return Slow if name == "slow" else super().controller_class(name)
+
+    suite = WithSlow()
+    episode = suite.make_episode(parse("G1BallMove-L0-S"), 10000, suite.make_controller("slow"), "fast")
+    episode.reset()
+    rollout = Rollout(episode, suite.action_contract("slow"))
+    rollout.accept(np.zeros((3, 36)))  # what the `zero` policy sends
+    results = [rollout.step()[1] for _ in range(3)]
+    assert episode.controller.name == "slow" and episode.look.name == suite.protocol.look
+    assert len(results) == 3 and all(r.outcome is None for r in results)

@@ -70,6 +70,19 @@ def test_fall_rule_at_its_thresholds(pose, fallen):
     assert pose.fallen() is fallen
 
 
+@pytest.mark.parametrize("height, tilt", [(FALL_HEIGHT, 0.0), (0.7, FALL_TILT), (FALL_HEIGHT - 1e-9, 0.0), (0.7, FALL_TILT + 1e-9)])
+def test_fiatlux_standing_is_the_controllers_fall_rule_even_at_the_threshold(height, tilt):
+    """Exactly at either threshold the robot stands, for the controller and for Fiatlux's gates alike."""
+    from types import SimpleNamespace
+
+    from humanoidtoolbench.control.base import fallen
+    from humanoidtoolbench.suites.fiatlux.gates import CONJUNCTS
+
+    snapshot = SimpleNamespace(pelvis=np.array([0.0, 0.0, height]), pelvis_tilt=tilt)
+    assert CONJUNCTS["standing"](snapshot) is (not fallen(height, tilt))
+    assert fallen(height, tilt) is (height < FALL_HEIGHT or tilt > FALL_TILT)
+
+
 def test_base_pose_from_a_free_joint_quaternion():
     roll, pitch, yaw = 0.2, -0.3, 1.1
     q = np.zeros(4)

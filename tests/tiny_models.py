@@ -112,3 +112,21 @@ def native_repo(root: Path, family: str, steps=(100, 2000), ema: bool = False, c
         if ema:
             torch.save({n: t.contiguous() for n, t in network(family, 100 + k).state_dict().items()}, ckpt / "ema_net.pth")
     return root
+
+
+def ppo_repo(root: Path, observation_dim: int, action_dim: int, keys=("state",)) -> Path:
+    """A PPO actor in the layout the Fiatlux trainer exports (`suites.fiatlux.learning.ppo.export_actor`)."""
+    from safetensors.torch import save_file
+
+    from humanoidtoolbench.policies.model.ppo import network as ppo_network
+
+    run = root / "run"
+    run.mkdir(parents=True, exist_ok=True)
+    model = {"actor_hidden_dims": [8], "observation_keys": list(keys), "observation_dim": observation_dim, "action_dim": action_dim}
+    (run / "run_config.json").write_text(json.dumps({"model": model, "contract": "joint_position_v1", "controller": "servo"}))
+    torch.manual_seed(0)
+    actor = ppo_network([8], observation_dim, action_dim)
+    ckpt = run / "checkpoints" / "ckpt_100"
+    ckpt.mkdir(parents=True)
+    save_file({n: t.contiguous() for n, t in actor.state_dict().items()}, str(ckpt / "model.safetensors"))
+    return root

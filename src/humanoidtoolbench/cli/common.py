@@ -91,13 +91,17 @@ def speaks(suite: Suite, controller: str | None) -> Speaks:
                   suite.action_contract(controller).action_dim)
 
 
-def check_model_fits(suite: Suite, controller: str | None) -> None:
-    """A native checkpoint reads and answers the tool-use request: refuse a suite whose policies speak otherwise."""
-    from ..policies.model import ACTION_SCHEMA, REQUEST_SCHEMA
-
+def check_model_fits(suite: Suite, controller: str | None, model) -> None:
+    """Refuse a model (`policies.model.load.ModelInfo`) that answers another action contract than the suite's
+    policies under `controller`, or reads a request field the suite does not send."""
     wanted = speaks(suite, controller)
-    if (wanted.action_schema, wanted.request_schema) != (ACTION_SCHEMA, REQUEST_SCHEMA):
+    schema = suite.request_schema
+    lacks = list(model.reads) if schema is None else schema.lacks(model.reads)
+    problems = [f"takes {wanted.action_schema}"] if model.contract != wanted.action_schema else []
+    if lacks:
+        problems.append(f"sends {wanted.request_schema} requests, without {', '.join(lacks)}")
+    if problems:
         raise UsageError(
-            f"--model loads models that read {REQUEST_SCHEMA} requests and answer {ACTION_SCHEMA}; "
-            f"the {suite.name} suite on {wanted.controller} sends {wanted.request_schema} and takes {wanted.action_schema}"
+            f"--model: this {model.family.upper()} model answers {model.contract} and reads {', '.join(model.reads) or 'nothing'}; "
+            f"the {suite.name} suite on {wanted.controller} {' and '.join(problems)}"
         )

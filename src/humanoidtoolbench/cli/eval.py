@@ -119,12 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also record the suite's paper metrics (find-navigate-sit: segmentation per decision, paper_metrics/ per episode); off by default, since they cost a render per decision",
     )
-    opts = p.add_argument_group("episode options (suites that have them: Fiatlux; any but the default is a diagnostic run)")
-    opts.add_argument("--obs-mode", choices=("standard", "privileged"),
-                      help="what the policy is sent: standard (sensed; the default) or privileged (exact simulator state, "
-                      "no image or lidar: results are marked and never reportable)")
-    opts.add_argument("--no-randomize", action="store_true", help="turn every randomisation off (lights, tint, start jitter, hand friction)")
-    opts.add_argument("--prop-scale", action="store_true", help="scale the ladder, socket and fresh bulb per layout seed")
+    _add_option_flags(p)
     run = p.add_argument_group("parallel and cluster runs")
     run.add_argument(
         "--workers",
@@ -266,13 +261,14 @@ def _check_protocol(args) -> None:
 
 
 def _check_model(args) -> None:
-    """--model's flags and, for a local path, its files and configuration (no model library is imported)."""
+    """--model's flags and, for a local path, its files, configuration and fit to the suite (no model library
+    is imported); a hub model's inputs are known once it is downloaded, so only its contract is checked here."""
     from ..policies.model import ModelError, resolve
     from ..policies.model.device import Device
     from ..policies.model.families import BY_NAME
+    from ..policies.model.load import ModelInfo
 
     suite = suites.get(args.suite)
-    controller = args.controller or suite.protocol.controller
     if args.checkpoint:
         raise UsageError("--checkpoint goes with --policy; a --model is identified by its weight and configuration hashes")
     if args.policy_timeout is not None or len(args.ports) > 1:
@@ -280,23 +276,14 @@ def _check_model(args) -> None:
     try:
         args.device_spec = Device.parse(args.device or "auto")
         args.resolved_model = None
-        family = BY_NAME["act"]  # a hub model is one of the image families; a local one says which it is
-        sees = family.camera
+        hub = BY_NAME["act"]  # a hub model is one of the image families
+        described = ModelInfo(hub.name, None, hub.contract, ())
         if not resolve.looks_like_hub_id(args.model):
             args.resolved_model = resolve.resolve(args.model, args.revision)
             described = _describe_model(args.resolved_model)
-            family, sees = BY_NAME[described.family], described.camera
     except ModelError as exc:
         raise UsageError(str(exc)) from None
-    contract, camera = suite.contract_for(controller), suite.cameras.policy_camera
-    if family.contract != contract or sees not in (None, camera):
-        what = f"see the {sees} camera and " if sees else ""
-        raise UsageError(
-            f"--model: this {family.name.upper()} model would {what}answer {family.contract}; "
-            f"the {args.suite} suite on {controller} shows {camera} and takes {contract}"
-        )
-    if family.camera is not None:
-        check_model_fits(suite, controller)  # an image family reads the tool-use request
+    check_model_fits(suite, args.controller, described)
 
 
 def _describe_model(resolved):
@@ -331,24 +318,43 @@ def _check_metrics(args, suite) -> None:
         raise UsageError(f"--metrics: the {suite.name} suite has no paper metrics (find-navigate-sit has)")
 
 
-# Episode-option flags: flag -> (option name, its value from the parsed arguments, None when not given).
-OPTION_FLAGS = {
-    "--obs-mode": ("obs_mode", lambda a: a.obs_mode),
-    "--no-randomize": ("randomize", lambda a: False if a.no_randomize else None),
-    "--prop-scale": ("prop_scale", lambda a: True if a.prop_scale else None),
-}
+def episode_options() -> dict[str, list]:
+    """Each episode-option flag of the registered suites (`suites/options.py`) and the options behind it."""
+    flags: dict[str, list] = {}
+    for suite in suites.suites():
+        for option in suite.options:
+            flags.setdefault(option.flag, []).append((suite, option))
+    return flags
+
+
+def _add_option_flags(p) -> None:
+    """One flag per suite option; two suites' options of one name share a flag."""
+    flags = episode_options()
+    owners = ", ".join(dict.fromkeys(s.name for rows in flags.values() for s, _ in rows)) or "none"
+    group = p.add_argument_group(f"episode options (suites that have them: {owners}; any but the default is a diagnostic run)")
+    for flag, rows in flags.items():
+        option = rows[0][1]
+        if option.switch:
+            group.add_argument(flag, action="store_true", help=option.help)
+        else:
+            choices = tuple(dict.fromkeys(v for _, o in rows for v in o.values))
+            group.add_argument(flag, choices=choices, help=option.help)
 
 
 def _check_options(args, suite) -> None:
     """The episode options given, checked against the suite's (`Suite.options`)."""
     args.options = {}
-    for flag, (name, read) in OPTION_FLAGS.items():
-        value = read(args)
+    for flag, rows in episode_options().items():
+        value = rows[0][1].given(args)
         if value is None:
             continue
-        if name not in suite.options:
-            raise UsageError(f"{flag}: the {suite.name} suite's episodes have no such option (Fiatlux's have)")
-        args.options[name] = value
+        option = suite.option(rows[0][1].name)
+        if option is None or option.flag != flag:
+            owners = ", ".join(s.name for s, _ in rows)
+            raise UsageError(f"{flag}: the {suite.name} suite's episodes have no such option ({owners}'s have)")
+        if value not in option.values:
+            raise UsageError(f"{flag} {value}: the {suite.name} suite's {option.name} is one of {', '.join(map(str, option.values))}")
+        args.options[option.name] = value
 
 
 def _policy_spec(args):

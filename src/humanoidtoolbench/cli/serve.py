@@ -82,7 +82,9 @@ def _load(args, suite):
     from ..policies.model import MODEL_KEYS, load, resolve
     from ..policies.model.device import Device
 
-    policy, info = load.load(resolve.resolve(args.model, args.revision), Device.parse(args.device or "auto"))
+    resolved = resolve.resolve(args.model, args.revision)
+    check_model_fits(suite, args.controller, load.describe(resolved))
+    policy, info = load.load(resolved, Device.parse(args.device or "auto"))
     return policy, info["checkpoint"], {k: info[k] for k in MODEL_KEYS}
 
 
@@ -157,8 +159,6 @@ def _settings(args):
     except suites.SuiteError as exc:
         raise UsageError(str(exc)) from None
     check_controller(suite, args.controller)
-    if args.model:
-        check_model_fits(suite, args.controller)
     limits = {b.server_arg: b.value(getattr(args, b.flag[2:].replace("-", "_"))) for b in BOUNDS}
     if limits["max_buffer_bytes"] < limits["max_body_bytes"]:
         raise UsageError(f"--max-buffer-mb ({args.max_buffer_mb:g}) must be at least --max-body-mb ({args.max_body_mb:g})")

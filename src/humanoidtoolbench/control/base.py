@@ -29,6 +29,12 @@ FALL_HEIGHT = 0.35  # m
 FALL_TILT = 1.0  # rad
 
 
+def fallen(height: float, tilt: float) -> bool:
+    """Every suite's fall rule: the pelvis below FALL_HEIGHT or tilted beyond FALL_TILT (at either
+    threshold the robot still stands)."""
+    return height < FALL_HEIGHT or tilt > FALL_TILT
+
+
 @dataclass(frozen=True)
 class BasePose:
     """The pelvis pose: position, heading (yaw) and the roll and pitch a free base can take (rad)."""
@@ -59,7 +65,7 @@ class BasePose:
         return cls(float(pos[0]), float(pos[1]), float(pos[2]), yaw, roll, pitch)
 
     def fallen(self) -> bool:
-        return self.z < FALL_HEIGHT or self.tilt > FALL_TILT
+        return fallen(self.z, self.tilt)
 
 
 class Controller(ABC, Generic[Command]):

@@ -28,7 +28,7 @@ class EvalSettings:
 
     def __post_init__(self) -> None:
         p = self.suite.protocol
-        allowed = self.suite.options
+        allowed = {o.name: o.values for o in self.suite.options}
         for name, value in self.options.items():
             if name not in allowed or value not in allowed[name]:
                 choices = ", ".join(f"{k}: {list(v)}" for k, v in allowed.items()) or "none"

@@ -17,12 +17,12 @@ from typing import Iterator
 import numpy as np
 
 from ..control.contracts import decoupled_v1 as contract
+from ..sim.scene import CONTROL_DT
 from .caution import Caution
 from .kinematics import Kinematics, Reach
 
 SLICES = contract.SLICES
 SEARCH_ABOVE = 0.02  # IK residual above which a reach searches other postures
-CONTROL_DT = 0.02
 STANDING_HEIGHT = 0.7  # pelvis commands below this are low (the tool-use work posture is 0.66)
 Steps = Iterator[None]
 

@@ -106,6 +106,11 @@ class RequestSchema:
         """The first failing field's message, or None for a valid request."""
         return next((p for p in (f.problem(request) for f in self.fields) if p is not None), None)
 
+    def lacks(self, paths) -> list[str]:
+        """Those of `paths` (dotted, as the fields name them) that no required field of this request is."""
+        present = {f.path for f in self.fields if f.required}
+        return [p for p in paths if p not in present]
+
 
 def image_and_state(name: str, image_key: str, state_dim: int | str) -> RequestSchema:
     """The request most suites send: one camera image, the contract's state rows, the instruction and

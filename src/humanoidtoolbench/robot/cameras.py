@@ -1,7 +1,7 @@
 """The four robot cameras, as data: mount body, position, viewing direction, field of view.
 
-All render at 640 x 360. Only `head_stereo_left` is sent to the policy; the
-other three are recorded.
+All render at 640 x 360. Which of them a policy sees is its suite's choice
+(`Suite.cameras`); the others are recorded.
 """
 
 from __future__ import annotations
@@ -67,5 +67,4 @@ CAMERAS: tuple[CameraMount, ...] = (
     _wrist("left"),
     _wrist("right"),
 )
-POLICY_CAMERA = "head_stereo_left"
 CAMERA_NAMES = tuple(c.name for c in CAMERAS)

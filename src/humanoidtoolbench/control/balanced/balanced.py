@@ -61,13 +61,14 @@ from functools import lru_cache
 import mujoco
 import numpy as np
 
+from ...angles import wrap
 from ...robot import assets
 from ...robot.joints import BY_NAME, LEG_JOINTS, PELVIS
 from ..base import BasePose, FloatingBaseController
 from ..contracts.decoupled_v1 import JOINT_SLOTS, Command
 from ..legs import FOOT_Y, leg_ik
 from .armload import ArmLoads, Lean
-from .footsteps import SIDES, Schedule, Timing, clip, other, rot, support_point, swing_zmp_shift, wrap
+from .footsteps import SIDES, Schedule, Timing, clip, other, rot, support_point, swing_zmp_shift
 from .preview import G, PreviewCoM
 from .wholebody import FEET, StaticFeedforward, WholeBodyIK
 

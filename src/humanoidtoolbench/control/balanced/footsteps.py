@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...angles import wrap
+
 SIDES = ("left", "right")
 HALF_WIDTH = 0.1185  # m: ankle to body centre line in the home stance
 SUPPORT_X = 0.035  # m: centre of a foot's contact spheres ahead of its ankle
@@ -53,10 +55,6 @@ def rot(yaw: float, v) -> np.ndarray:
 def clip(a, lo, hi) -> np.ndarray:
     """`np.clip` for finite numbers, without its per-call overhead: the same values."""
     return np.minimum(np.maximum(a, lo), hi)
-
-
-def wrap(a: float) -> float:
-    return (a + math.pi) % (2 * math.pi) - math.pi
 
 
 def foot_home(body: np.ndarray, side: str) -> np.ndarray:

@@ -17,10 +17,6 @@ from ..errors import PolicyLoadError
 EXTRA_HINT = 'pip install "humanoidtoolbench[model]"'
 # What a model policy adds to its info, in process or reported by `htb-serve --model`'s /info.
 MODEL_KEYS = ("model", "weights_sha256", "config_sha256", "chunk_size")
-# What every native checkpoint reads and answers: the tool-use protocol's request (head image, 32-value state)
-# and action, the format of the demonstrations they learn from.
-REQUEST_SCHEMA = "toolbench_request_v1"
-ACTION_SCHEMA = "decoupled_v1"
 
 
 def keep_triton_out() -> None:

@@ -1,7 +1,7 @@
 """LeRobot policies (ACT, Diffusion, and any class LeRobot's factory loads) from a `pretrained_model`.
 
 The policy's input features must map onto one request: at most one camera
-(the head image, resized to the feature's size, RGB in [0, 1]), the state
+(the request's one image, resized to the feature's size, RGB in [0, 1]), the state
 (the 32 values zero-padded to the feature's width) and, for language
 policies, the instruction as `task`; its `action` must have 36 values. A
 request returns `n_action_steps` actions from `select_action`, so the
@@ -18,13 +18,11 @@ import sys
 import numpy as np
 
 from ...control.contracts.decoupled_v1 import ACTION_DIM, STATE_DIM
-from ...robot.cameras import POLICY_CAMERA
 from . import ModelError, require
-from .native import EpisodeCounter, noise_seed
+from .native import EpisodeCounter, noise_seed, only_image
 from .resolve import ResolvedModel
 from .transforms import nearest_indices
 
-IMAGE_KEY = f"rgb_{POLICY_CAMERA}"  # a LeRobot policy of one camera sees the policy camera
 IMAGE_MODE = "VISUAL"
 STATE_MODE = "STATE"
 
@@ -55,13 +53,13 @@ class LeRobotPolicy:
         self.preprocess, self.postprocess = processors
         self.image_key, self.image_shape, self.state_key, self.state_width = _features(config)
         self.chunk_size = int(getattr(config, "n_action_steps", 1) or 1)
-        self.counter = EpisodeCounter(IMAGE_KEY)
+        self.counter = EpisodeCounter(None)
 
     def _batch(self, request: dict) -> dict:
         torch, batch = self.torch, {"task": [str(request["instruction"])]}
         if self.image_key:
             _, h, w = self.image_shape
-            img = np.asarray(request["image"][IMAGE_KEY])
+            img = np.asarray(only_image(request))
             img = img[nearest_indices(img.shape[0], h)][:, nearest_indices(img.shape[1], w)]
             batch[self.image_key] = torch.from_numpy(img.transpose(2, 0, 1).astype(np.float32) / 255.0)[None].to(self.device)
         if self.state_key:

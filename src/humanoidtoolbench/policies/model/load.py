@@ -22,20 +22,20 @@ from .runconfig import read_json
 class ModelInfo:
     family: str
     chunk_size: int | None
-    camera: str | None  # the camera it sees (a native checkpoint says which); None: it reads vectors only
+    contract: str  # the action contract it answers
+    reads: tuple[str, ...]  # the request fields it reads, as dotted paths ("image.rgb_head", "state.states")
 
 
 def describe(resolved: ResolvedModel) -> ModelInfo:
-    """The family and chunk length, after checking a native configuration against the contract."""
+    """The family, chunk length, contract and inputs, after checking a native configuration's sections."""
     raw = read_json(resolved.config_path)
     family = families.detect(raw, resolved.config_path)
     section = families.model_section(raw)
-    camera = family.camera
     if family.schema is not None:
-        camera = runconfig.parse(raw, runconfig.RunConfig, resolved.config_path, "run configuration").data.camera
+        runconfig.parse(raw, runconfig.RunConfig, resolved.config_path, "run configuration")
         runconfig.parse(section, getattr(runconfig, family.schema), resolved.config_path, "model section")
     chunk = section.get("chunk_size", section.get("action_chunk_size", section.get("n_action_steps")))
-    return ModelInfo(family.name, chunk if isinstance(chunk, int) else None, camera)
+    return ModelInfo(family.name, chunk if isinstance(chunk, int) else None, family.contract, family.inputs(raw))
 
 
 def load(resolved: ResolvedModel, device: Device) -> tuple[LoadedPolicy, dict]:

@@ -25,10 +25,18 @@ def noise_seed(episode: str, index: int) -> int:
     return int.from_bytes(hashlib.sha256(f"{episode}:{index}".encode()).digest()[:8], "big")
 
 
+def only_image(request: dict):
+    """The request's one image, whatever its suite names it (a policy of one camera reads that)."""
+    images = request["image"]
+    if len(images) != 1:
+        raise ModelError(f"the request has {len(images)} images ({', '.join(images)}); this policy reads one")
+    return next(iter(images.values()))
+
+
 class EpisodeCounter:
     """(episode key, request index) of each request, from the evaluator's keys or counted here."""
 
-    def __init__(self, image_key: str) -> None:
+    def __init__(self, image_key: str | None) -> None:  # None: the request's one image
         self.image_key, self.episode, self.index = image_key, "", 0
 
     def __call__(self, request: dict) -> tuple[str, int]:
@@ -37,7 +45,8 @@ class EpisodeCounter:
             return f"seed:{int(request[EPISODE_SEED_KEY])}", int(request.get(REQUEST_INDEX_KEY, 0))
         if reset or not self.episode:
             digest = hashlib.sha256()
-            for array in (request["image"][self.image_key], request["state"]["states"]):
+            image = only_image(request) if self.image_key is None else request["image"][self.image_key]
+            for array in (image, request["state"]["states"]):
                 digest.update(np.ascontiguousarray(array).tobytes())
             self.episode, self.index = f"obs:{digest.hexdigest()}", 0
         else:

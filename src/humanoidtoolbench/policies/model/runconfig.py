@@ -16,9 +16,10 @@ from pathlib import Path
 import msgspec
 
 from ...control.contracts.decoupled_v1 import ACTION_DIM
-from ...robot.cameras import CAMERA_NAMES, POLICY_CAMERA
 from . import ModelError
 
+# A checkpoint of the original format names no camera: it sees the G1's left head stereo camera.
+FORMAT_CAMERA = "head_stereo_left"
 PADDED_STATE_DIM = 36  # the 32-value state, zero-padded as the original's field transform does
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
@@ -80,10 +81,11 @@ class Transforms(msgspec.Struct):
 
 
 class Data(msgspec.Struct):
-    """`camera`: the one the network sees, read from the request as `rgb_<camera>`."""
+    """`camera`: the one the network sees, read from the request as `image.rgb_<camera>` (whether a suite
+    sends it is checked against the suite's request schema, `cli/common.check_model_fits`)."""
 
     transform: Transforms
-    camera: str = POLICY_CAMERA
+    camera: str = FORMAT_CAMERA
 
 
 class ActConfig(msgspec.Struct):
@@ -197,8 +199,6 @@ class RunConfig(msgspec.Struct):
             out.append(f"data.transform.model.center_crop {list(m.center_crop)} does not fit in resize {list(m.resize)}")
         if any(s <= 0 for s in m.std):
             out.append("data.transform.model.std must be positive")
-        if self.data.camera not in CAMERA_NAMES:
-            out.append(f"data.camera {self.data.camera!r} is not one of the robot's cameras ({', '.join(CAMERA_NAMES)})")
         lang = self.language
         if lang.encoder == VOCABULARY and (not lang.vocabulary or len(set(lang.vocabulary)) != len(lang.vocabulary)):
             out.append("language.vocabulary must list distinct instructions when language.encoder is 'vocabulary'")

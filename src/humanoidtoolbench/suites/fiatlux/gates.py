@@ -13,8 +13,8 @@ from typing import Callable
 
 import numpy as np
 
-from ...control.balanced.footsteps import wrap
-from ...control.base import FALL_HEIGHT, FALL_TILT
+from ...angles import wrap
+from ...control.base import fallen
 
 LADDER_TILT = 0.6  # rad
 HELD_FORCE = 1.0  # N: held above, released below
@@ -121,7 +121,7 @@ def _bulb(name: str, test: Callable[[BulbState], bool]) -> Callable[[Snapshot], 
 OLD, FRESH = "old_bulb", "fresh_bulb"
 
 CONJUNCTS: dict[str, Callable[[Snapshot], bool]] = {
-    "standing": lambda s: s.pelvis[2] > FALL_HEIGHT and s.pelvis_tilt < FALL_TILT,  # every suite's fall rule
+    "standing": lambda s: not fallen(s.pelvis[2], s.pelvis_tilt),  # every suite's fall rule
     "ladder_vertical": lambda s: s.ladder_tilt < LADDER_TILT,
     "ladder_ready": lambda s: s.ladder_tilt < LADDER_TILT
     and np.linalg.norm(s.tread_stance[:2] - s.seat[:2]) < LADDER_READY_RADIUS,

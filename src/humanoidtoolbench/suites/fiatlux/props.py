@@ -11,6 +11,7 @@ import math
 
 import mujoco
 
+from ...angles import yaw_quat
 from ...robot import collision
 
 # -- ladder: one rigid body, frame at the middle of its footprint on the floor; steps on local -y --
@@ -185,6 +186,3 @@ def add_workbench(spec: mujoco.MjSpec, pos, yaw: float) -> mujoco.MjsBody:
                  (sx * (hx - 0.05), sy * (hy - 0.05), (BENCH_TOP - 0.04) / 2), (0.3, 0.3, 0.3, 1.0))
     return body
 
-
-def yaw_quat(yaw: float) -> list[float]:
-    return [math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)]

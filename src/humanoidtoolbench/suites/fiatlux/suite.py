@@ -27,6 +27,7 @@ import numpy as np
 from ...policies.builtin import DECOUPLED_V1_BASELINES, JOINT_POSITION_BASELINES
 from ...policies.request_schema import Array, Field, Object, RequestSchema, String
 from ..base import FELL, SUCCESS, TIMEOUT, Cameras, StandardProtocol, Suite
+from ..options import Option
 from .contract import CONTRACTS, JOINT_POSITION_V1
 from .subtasks import BY_KEY, CLIMB, CRUSHED, DROPPED, ERRAND, TASKS, TIPPED, UNSEATED, FiatluxErrand, FiatluxTask
 from .views import CAMERA, IMAGE_SIZE, OBS_MODES
@@ -47,12 +48,14 @@ REQUEST_SCHEMA = RequestSchema(
     ),
 )
 BASELINES = {JOINT_POSITION_V1.name: JOINT_POSITION_BASELINES, CONTRACTS["balanced"]: DECOUPLED_V1_BASELINES}
-# Why a run with an option off its standard value is not the protocol's.
-OPTION_REASONS = {
-    "obs_mode": "privileged observation mode: the policy read simulator state",
-    "randomize": "randomisation off",
-    "prop_scale": "prop scale randomised",
-}
+OPTIONS = (
+    Option("obs_mode", OBS_MODES, "what the policy is sent: standard (sensed; the default) or privileged (exact simulator "
+           "state, no image or lidar: results are marked and never reportable)",
+           "privileged observation mode: the policy read simulator state"),
+    Option("randomize", (True, False), "turn every randomisation off (lights, tint, start jitter, hand friction)",
+           "randomisation off"),
+    Option("prop_scale", (False, True), "scale the ladder, socket and fresh bulb per layout seed", "prop scale randomised"),
+)
 
 
 class Fiatlux(Suite):
@@ -65,10 +68,7 @@ class Fiatlux(Suite):
     request_schema = REQUEST_SCHEMA
     outcomes = (SUCCESS, TIMEOUT, FELL, TIPPED, DROPPED, CRUSHED, UNSEATED)
     builtin_policies = {"expert": "humanoidtoolbench.suites.fiatlux.expert:predict"}
-    options = {"obs_mode": OBS_MODES, "randomize": (True, False), "prop_scale": (False, True)}
-
-    def option_reasons(self, options: dict) -> list[str]:
-        return [OPTION_REASONS[k] for k, v in options.items() if v != self.options[k][0]]
+    options = OPTIONS
 
     @property
     def controllers(self) -> tuple[str, ...]:

@@ -21,6 +21,7 @@ import mujoco
 import msgspec
 import numpy as np
 
+from ...angles import wrap
 from ...control.base import BasePose
 from ...control.contracts import decoupled_v1
 from ...control.contracts.discrete_skill import SkillStep
@@ -67,10 +68,6 @@ def _approach(piece, clearance: float = 0.35) -> tuple[float, float]:
     """Where to stand before sitting: in front of the middle of the seat's front edge (+x is the front)."""
     reach = piece.half_extents[0] + clearance
     return (piece.centre[0] + reach * math.cos(piece.yaw), piece.centre[1] + reach * math.sin(piece.yaw))
-
-
-def _wrap(a: float) -> float:
-    return (a + math.pi) % (2 * math.pi) - math.pi
 
 
 class FindSitEpisode(Episode):
@@ -181,7 +178,7 @@ class FindSitEpisode(Episode):
         if skill == actions.WALK:
             row[32] = min(value, lim.forward)
         elif skill == actions.TURN:
-            row[34], row[35] = 1.0, _wrap(yaw0 + math.radians(value))
+            row[34], row[35] = 1.0, wrap(yaw0 + math.radians(value))
         elif skill == actions.STEP_BACK:
             row[32] = -min(value / SKILL_SECONDS, lim.backward)
         elif skill == actions.SIDE_STEP:

@@ -21,9 +21,10 @@ from collections.abc import Callable
 import mujoco
 import numpy as np
 
+from ...angles import yaw_quat
 from ...sim.look import visual
 from .apartments import Furniture
-from .kit import FABRICS, PAINTS, WHITE, WOODS, Kit, frustum, leaves, oval_ring, pick, shade, yaw_quat
+from .kit import FABRICS, PAINTS, WHITE, WOODS, Kit, frustum, leaves, oval_ring, pick, shade
 
 BLACK = (0.06, 0.06, 0.07)
 STEEL = (0.72, 0.73, 0.75)

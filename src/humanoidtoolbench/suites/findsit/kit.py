@@ -88,10 +88,6 @@ _H = math.sqrt(0.5)
 AXIS_QUATS = {"z": (1.0, 0.0, 0.0, 0.0), "x": (_H, 0.0, _H, 0.0), "y": (_H, -_H, 0.0, 0.0)}
 
 
-def yaw_quat(yaw: float) -> tuple[float, float, float, float]:
-    return (math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2))
-
-
 # -- meshes ----------------------------------------------------------------------------------------
 def frustum(r_bottom: float, r_top: float, height: float, scale_x: float = 1.0, sections: int = 24) -> trimesh.Trimesh:
     """A closed truncated cone about z, from z = 0 to `height` (a pot, a lamp shade, a toilet's pedestal);

@@ -17,6 +17,7 @@ import msgspec
 import numpy as np
 from scipy import ndimage
 
+from ...angles import wrap
 from ...policies.reply import EPISODE_SEED_KEY
 from ...planning.navgrid import RESOLUTION
 from ..per_controller import PerController
@@ -202,7 +203,7 @@ class OraclePlanner:
         return actions.parse_action(5, "Step back<0.25>")
 
     def _head_for(self, x, y, yaw, goal, remaining: float) -> actions.Action:
-        err = math.degrees(_wrap(math.atan2(goal[1] - y, goal[0] - x) - yaw))
+        err = math.degrees(wrap(math.atan2(goal[1] - y, goal[0] - x) - yaw))
         if abs(err) > TURN_TOLERANCE_DEG:
             return _turn(err)
         speed = "fast" if remaining > 1.5 else "normal" if remaining > 0.6 else "slow"
@@ -211,7 +212,7 @@ class OraclePlanner:
     def _sit(self, x, y, yaw, target, stalled: bool, at_seat: bool, touching: bool) -> actions.Action:
         """Face the way the seat faces, get in line with its middle, back over the sit spot, sit."""
         front = target["yaw"]
-        err = math.degrees(_wrap(front - yaw))
+        err = math.degrees(wrap(front - yaw))
         if abs(err) > self._plan.align_deg and (self._plan.turn_at_seat or not at_seat):
             return _turn(err)
         hx = target["half_extents"][0]
@@ -289,10 +290,6 @@ def _clearance(grid) -> np.ndarray:
     if _CLEARANCE[0] is not grid:
         _CLEARANCE[:] = [grid, (ndimage.distance_transform_edt(grid.free) - 0.5) * RESOLUTION]
     return _CLEARANCE[1]
-
-
-def _wrap(angle: float) -> float:
-    return (angle + math.pi) % (2 * math.pi) - math.pi
 
 
 def _turn(err_deg: float) -> actions.Action:

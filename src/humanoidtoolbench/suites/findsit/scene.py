@@ -14,6 +14,7 @@ import math
 import mujoco
 import numpy as np
 
+from ...angles import yaw_quat
 from ...robot import collision
 from ...sim import scene
 from ...sim.look import FAST, Look, Wardrobe
@@ -36,10 +37,6 @@ CLUTTER = collision.OBJECT
 CLUTTER_PARTNERS = collision.WORLD | collision.OBJECT | collision.HAND | collision.BODY
 
 
-def _quat(yaw: float) -> list[float]:
-    return [math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)]
-
-
 def _boxes(piece: Furniture) -> list[tuple[tuple, tuple]]:
     """(half extents, local centre) of the piece's boxes: a seat block and its back, or one box."""
     hx, hy, hz = piece.half_extents
@@ -55,7 +52,7 @@ def _boxes(piece: Furniture) -> list[tuple[tuple, tuple]]:
 
 
 def add_piece(spec: mujoco.MjSpec, piece: Furniture) -> mujoco.MjsBody:
-    body = spec.worldbody.add_body(name=piece.name, pos=list(piece.centre), quat=_quat(piece.yaw))
+    body = spec.worldbody.add_body(name=piece.name, pos=list(piece.centre), quat=yaw_quat(piece.yaw))
     if piece.movable:
         body.add_freejoint(name=f"{piece.name}_joint")
     rgba = RGBA.get(piece.category, OTHER_RGBA)

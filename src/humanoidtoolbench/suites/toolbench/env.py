@@ -21,13 +21,13 @@ import numpy as np
 from gymnasium import spaces
 
 from ...control.contracts import decoupled_v1 as contract
-from ...robot.cameras import HEIGHT, POLICY_CAMERA, WIDTH
+from ...robot.cameras import HEIGHT, WIDTH
 from ...sim.render import CameraRenderer
 from ..base import FELL
 from ..rollout import Rollout
 from .episode import TaskEpisode
 from .registry import MAX_STEPS, parse
-from .suite import SUITE
+from .suite import POLICY_CAMERA, SUITE
 
 
 def action_space() -> spaces.Box:
@@ -78,8 +78,7 @@ class HumanoidToolBenchEnv(gym.Env):
         if seed is None:
             seed = int(self.np_random.integers(2**31))
         self._close_cameras()
-        self.episode = TaskEpisode(self.condition, seed, SUITE.make_controller(self.controller), detail=self.detail,
-                                   look=self.look)
+        self.episode = SUITE.make_episode(self.condition, seed, SUITE.make_controller(self.controller), self.detail, self.look)
         self.episode.reset()
         self._rollout = Rollout(self.episode, SUITE.action_contract(self.controller))
         self._cameras = CameraRenderer(self.episode.model, (POLICY_CAMERA,))

@@ -6,11 +6,10 @@ through this class.
 
 from __future__ import annotations
 
-import math
-
 import mujoco
 import numpy as np
 
+from ...angles import yaw_quat
 from ...control.assisted.assisted import AssistedController
 from ...control.base import Controller
 from ...control.contracts import decoupled_v1 as contract
@@ -18,7 +17,7 @@ from ...robot.joints import PELVIS
 from ...sim import look as looks
 from ...sim import scene
 from ...sim.simulation import Simulation, home_upper_pose
-from ..base import Episode, HoldCounter, StepResult, terminal_outcome
+from ..base import Episode, HoldCounter, StandardProtocol, StepResult, terminal_outcome
 from . import bench, markers
 from .contacts import ContactIndex, is_hand_body, subtree_bodies
 from .fracture import IceFracture, add_ice_block, shard_name
@@ -34,10 +33,6 @@ DROP_CLEARANCE = 0.0005  # objects start this far above the bench top
 ROOM = scene.Room(focus=(0.0, 0.0, bench.TOP), focus_radius=1.2)
 
 
-def _yaw_quat(yaw: float) -> list[float]:
-    return [math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)]
-
-
 def build_scene(layout: Layout, controller: Controller, detail: str = "fast", look: looks.Look = looks.FAST) -> mujoco.MjSpec:
     """The episode's scene; a dressed look dresses the room, bench, tools, objects, ring and ice."""
     spec = scene.new_spec(layout.style, ROOM, look)
@@ -50,7 +45,7 @@ def build_scene(layout: Layout, controller: Controller, detail: str = "fast", lo
         elif item.role == ICE:
             add_ice_block(spec, item.name, item.xy, top, wardrobe)
         else:
-            body = spec.worldbody.add_body(name=item.name, pos=[*item.xy, top], quat=_yaw_quat(item.yaw))
+            body = spec.worldbody.add_body(name=item.name, pos=[*item.xy, top], quat=yaw_quat(item.yaw))
             body.add_freejoint(name=f"{item.name}_joint")
             item.prop.build(spec, body, f"{item.name}/", wardrobe)
     if layout.ring is not None:
@@ -66,16 +61,15 @@ class TaskEpisode(Episode):
         seed: int,
         controller: Controller | None = None,
         detail: str = "fast",
-        look: str | None = None,
+        look: str = StandardProtocol.look,
     ) -> None:
-        """`look`: how the scene is drawn (a name of `sim.look.LOOKS`; None: the protocol's)."""
-        from .suite import SUITE
-
+        """Made by the suite (`ToolBench.make_episode`), which hands it the controller and the look (a name
+        of `sim.look.LOOKS`); built directly, it runs on `assisted` in the protocol's default look."""
         self.condition = condition
         self.seed = int(seed)
         self.layout = sample_layout(condition, seed)
         self.controller = controller or AssistedController()
-        self.look = looks.get(look or SUITE.protocol.look)
+        self.look = looks.get(look)
         self.sim = Simulation(build_scene(self.layout, self.controller, detail, self.look), self.controller)
         m = self.sim.model
         self.state_reader = contract.DECOUPLED_V1.state_reader(m)

@@ -20,6 +20,7 @@ from ...control.base import BasePose
 from ...control.contracts.decoupled_v1 import DEFAULT_BASE_HEIGHT
 from ...sim.scene import RoomStyle
 from . import bench
+from .fracture import ICE_SIZE
 from .props import household, tools
 from .props.base import Prop
 from .registry import Condition
@@ -27,7 +28,6 @@ from .registry import Condition
 MAX_ATTEMPTS = 200
 BALL_RADIUS = 0.03
 RING_RADIUS = 0.12
-ICE_SIZE = 0.16
 ARM_REACH = 0.62  # pelvis to a hand stretched over the bench, metres
 SHORT_STICK = 0.30
 MIN_SHORTFALL = 0.02

@@ -15,11 +15,13 @@ from ...control.contracts.decoupled_v1 import DECOUPLED_V1, STATE_DIM
 from ...policies.builtin import DECOUPLED_V1_BASELINES
 from ...policies.openpi_keys import Key, OpenpiKeys
 from ...policies.request_schema import image_and_state
-from ...robot.cameras import CAMERA_NAMES, HEIGHT, POLICY_CAMERA, WIDTH
+from ...robot.cameras import CAMERA_NAMES, HEIGHT, WIDTH
 from ..base import Cameras, StandardProtocol, Suite, summary_cell
 from . import registry
+from .expert.caution import CAUTIONS
 from .registry import Condition
 
+POLICY_CAMERA = "head_stereo_left"  # the one camera the policy sees; the other three are recorded
 # The public protocol names the policy's image by its camera with an `rgb_` prefix.
 IMAGE_KEY = f"rgb_{POLICY_CAMERA}"
 # The public request, as a policy server checks it before the policy sees it.
@@ -57,7 +59,8 @@ class ToolBench(Suite):
     contract = register(DECOUPLED_V1).name
     request_schema = REQUEST_SCHEMA
     openpi_map = OPENPI_KEYS
-    builtin_policies = {**DECOUPLED_V1_BASELINES, "expert": "humanoidtoolbench.suites.toolbench.expert:predict"}
+    controller_tables = (CAUTIONS,)  # the expert's walk and reach settings by controller
+    builtin_policies = {**DECOUPLED_V1_BASELINES, "expert": "humanoidtoolbench.suites.toolbench.expert.policy:predict"}
 
     @property
     def conditions(self) -> tuple[Condition, ...]:
@@ -80,7 +83,7 @@ class ToolBench(Suite):
     def make_episode(self, condition: Condition, seed: int, controller, detail: str, look: str | None = None):
         from .episode import TaskEpisode
 
-        return TaskEpisode(condition, seed, controller=controller, detail=detail, look=look)
+        return TaskEpisode(condition, seed, controller=controller, detail=detail, look=look or self.protocol.look)
 
     def build_request(self, episode, image: np.ndarray, reset: bool) -> dict:
         return request(episode.condition, image, episode.state(), reset)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.sparse.csgraph import shortest_path
 
-from ....control.balanced.footsteps import wrap
+from ....angles import wrap
 from ....control.contracts.decoupled_v1 import JOINT_SLOTS
 from ....control.contracts.joint_position import JOINT_NAMES
 from ....robot.joints import LEG_JOINTS

@@ -50,6 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ....planning.caution import Caution
+from ...per_controller import PerController
 from .geometry import ARM_FLOOR, BENCH_LEG_X
 
 
@@ -86,7 +87,7 @@ class BenchCaution(Caution):
         return float(np.clip(x, -BENCH_LEG_X + self.leg_room, BENCH_LEG_X - self.leg_room))
 
 
-CAUTIONS = {  # a row for each controller of the suite (`ToolBench.controllers`)
+CAUTIONS = PerController("tool-use expert CAUTIONS", {  # a row for each controller (`ToolBench.controller_tables`)
     "assisted": BenchCaution(),
     "balanced": BenchCaution(
         walk_speed=0.18,
@@ -118,5 +119,5 @@ CAUTIONS = {  # a row for each controller of the suite (`ToolBench.controllers`)
         strike_beyond=0.2,
         strike_short=0.04,
     ),
-}
+})
 

@@ -13,7 +13,6 @@ from typing import Iterator
 import mujoco
 import numpy as np
 
-from ....planning.caution import caution_for
 from ....planning.kinematics import Kinematics, Reach
 from ....planning.skills import CONTROL_DT, Context, Observation, Steps, glide, reach, wait, walk_to
 from .caution import CAUTIONS
@@ -34,7 +33,7 @@ HAND_POSTURES = {
 
 def bench_context(kin: Kinematics, obs: Observation) -> Context:
     """A context for the plans at the bench: the observed controller's caution, the heading always held."""
-    ctx = Context(kin, obs, caution_for(CAUTIONS, obs.world.get("controller")))
+    ctx = Context(kin, obs, CAUTIONS[obs.world.get("controller")])
     ctx.cmd[34], ctx.cmd[35] = 1.0, HEADING
     return ctx
 
