@@ -231,8 +231,8 @@ def test_a_checkpoint_of_another_camera_is_refused_in_one_line(tmp_path, capsys)
     capsys.readouterr()
     assert eval_cli.main(["G1BallMove-L0-S", "--model", str(run), "--dry-run"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("htb-eval: --model: this ACT model would see the wrist_left camera")
-    assert "the toolbench suite on balanced shows head_stereo_left" in err
+    assert err.count("\n") == 1 and err.startswith("htb-eval: --model: this ACT model answers decoupled_v1 and reads image.rgb_wrist_left")
+    assert "the toolbench suite on balanced sends toolbench_request_v1 requests, without image.rgb_wrist_left" in err
 
 
 def test_loss_weights_name_action_slots(dataset):

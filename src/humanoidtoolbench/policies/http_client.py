@@ -14,7 +14,6 @@ import atexit
 import contextlib
 import math
 import socket
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -24,6 +23,7 @@ from typing import Callable
 
 from . import wire
 from .errors import PolicyConnectionError, PolicyError, one_line
+from .heartbeat import heartbeat
 from .reply import Reply, split_reply
 
 _MAX_MESSAGE = 1000
@@ -119,19 +119,13 @@ class HttpPolicyClient:
         if self.on_wait is None:
             yield
             return
-        done, started = threading.Event(), time.monotonic()
+        started = time.monotonic()
 
         def report() -> None:
-            while not done.wait(self.wait_interval):
-                self.on_wait(f"waiting for the policy server at {self.url} ({time.monotonic() - started:.0f} s)")
+            self.on_wait(f"waiting for the policy server at {self.url} ({time.monotonic() - started:.0f} s)")
 
-        thread = threading.Thread(target=report, name="htb-policy-wait", daemon=True)
-        thread.start()
-        try:
+        with heartbeat(self.wait_interval, report, "htb-policy-wait"):
             yield
-        finally:
-            done.set()
-            thread.join()
 
     def preflight(self) -> dict:
         """Check that a server listens and is free for this session; returns its `/info` ({} if it has none)."""

@@ -116,8 +116,8 @@ class OpenpiKeys:
 def derived(schema: RequestSchema | None) -> OpenpiKeys:
     """A table from a request schema: the instruction as `prompt`, each array leaf as `observation/NAME`
     (the one image as `observation/image`, `state.states` as a squeezed `observation/state`) and the
-    episode's reset flag as `reset`."""
-    fields = schema.fields if schema else ()
+    episode's reset flag as `reset`. Optional fields are left out: a key travels in every frame."""
+    fields = tuple(f for f in schema.fields if f.required) if schema else ()
     images = [f for f in fields if f.path.startswith("image.") and isinstance(f.check, Array)]
     keys = []
     for f in fields:

@@ -107,8 +107,9 @@ class RequestSchema:
         return next((p for p in (f.problem(request) for f in self.fields) if p is not None), None)
 
     def lacks(self, paths) -> list[str]:
-        """Those of `paths` (dotted, as the fields name them) that no required field of this request is."""
-        present = {f.path for f in self.fields if f.required}
+        """Those of `paths` (dotted, as the fields name them) that no field of this request is (an optional
+        one counts: a model reading it fits the conditions that send it)."""
+        present = {f.path for f in self.fields}
         return [p for p in paths if p not in present]
 
 

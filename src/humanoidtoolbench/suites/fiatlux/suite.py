@@ -43,6 +43,8 @@ REQUEST_SCHEMA = RequestSchema(
         Field("lidar", Array("float", ("channels", "azimuths"), finite=True)),
         Field("state", Object()),
         Field("state.states", Array("float", (1, "N"), finite=True)),
+        Field("state.rung_forces", Array("float", (1, "R"), finite=True), required=False),  # the climbing task's
+        Field("state.privileged", Array("float", (1, "P"), finite=True), required=False),  # the privileged mode's
         Field("instruction", String()),
         Field("history", Object()),
     ),

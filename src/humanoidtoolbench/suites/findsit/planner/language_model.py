@@ -9,11 +9,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
-import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ....policies.heartbeat import heartbeat
 from ....record.png import encode_png
 from ..actions import FALLBACK_WALK, TURN, Action, parse_action
 from ..metrics.scoring import call_usage
@@ -125,21 +125,13 @@ class LanguageModelPlanner:
     @contextlib.contextmanager
     def _reporting_wait(self, step: int, started: float):
         """A line every `wait_interval` seconds while the block (one call) runs."""
-        done = threading.Event()
-
         def report() -> None:
-            while not done.wait(self.wait_interval):
-                self.notify(f"llm planner, step {step}: waiting for the model at {self.transport.where} "
-                            f"({self.clock() - started:.1f} s of the {self.transport.deadline_s:g} s decision deadline)",
-                            logging.INFO)
+            self.notify(f"llm planner, step {step}: waiting for the model at {self.transport.where} "
+                        f"({self.clock() - started:.1f} s of the {self.transport.deadline_s:g} s decision deadline)",
+                        logging.INFO)
 
-        thread = threading.Thread(target=report, name="htb-planner-wait", daemon=True)
-        thread.start()
-        try:
+        with heartbeat(self.wait_interval, report, "htb-planner-wait"):
             yield
-        finally:
-            done.set()
-            thread.join()
 
     def decide(self, observation: Observation) -> Decision:
         started, step = self.clock(), observation.step
