@@ -13,6 +13,7 @@ from typing import Iterator
 import mujoco
 import numpy as np
 
+from ....angles import wrap
 from ....planning.kinematics import Kinematics, Reach
 from ....planning.skills import CONTROL_DT, Context, Observation, Steps, glide, reach, wait, walk_to
 from .caution import CAUTIONS
@@ -97,7 +98,7 @@ def face_bench(ctx: Context, timeout: float = 3.0) -> Steps:
 
 def yaw_error(ctx: Context) -> float:
     """The measured yaw's difference from facing the bench (wrapped)."""
-    return (ctx.obs.base[3] - HEADING + math.pi) % (2 * math.pi) - math.pi
+    return wrap(ctx.obs.base[3] - HEADING)
 
 
 def tool_rotation(tool: dict) -> np.ndarray:
